@@ -1,0 +1,37 @@
+//! The rules of chess for arbiter: the referee of every game the harness plays.
+//!
+//! Every move an engine sends is checked here, and every game is ended here: arbiter never
+//! trusts an engine's claim of mate, draw or legality (see DESIGN.md, "Referee is ours"). The
+//! crate therefore has to be exact, fast enough to be invisible next to the engines, and
+//! impossible to crash from outside: every parser returns an error instead of panicking.
+//!
+//! Text becomes a position in two stages: [`Setup`] is what a FEN says, unchecked;
+//! [`Position`] is validated, with a typed [`PositionError`] naming the broken rule. Moves come
+//! from the legal move generator ([`Position::legal_moves`]) or from parsing UCI and SAN
+//! against a position. [`Game`] adds history and answers how a game ends under a [`RuleSet`].
+
+pub mod attacks;
+mod bitboard;
+mod board;
+mod castling;
+mod color;
+mod movegen;
+mod moves;
+pub mod perft;
+mod piece;
+mod position;
+mod setup;
+mod square;
+pub mod uci;
+mod zobrist;
+
+pub use bitboard::Bitboard;
+pub use board::Board;
+pub use castling::{CastlingRights, CastlingSide};
+pub use color::Color;
+pub use movegen::PieceMoves;
+pub use moves::{Move, MoveKind, MoveList, MAX_MOVES};
+pub use piece::{Piece, Role};
+pub use position::{IllegalMove, Position, PositionError};
+pub use setup::{FenError, Setup, STARTING_FEN};
+pub use square::{File, ParseSquareError, Rank, Square};
