@@ -83,6 +83,10 @@ impl Bitboard {
         Bitboard(self.0 & !(1 << sq.index()))
     }
     #[inline]
+    pub const fn is_subset_of(self, other: Bitboard) -> bool {
+        self.0 & !other.0 == 0
+    }
+    #[inline]
     pub const fn intersects(self, other: Bitboard) -> bool {
         self.0 & other.0 != 0
     }

@@ -15,11 +15,14 @@ mod bitboard;
 mod board;
 mod castling;
 mod color;
+pub mod epd;
+mod game;
 mod movegen;
 mod moves;
 pub mod perft;
 mod piece;
 mod position;
+pub mod san;
 mod setup;
 mod square;
 pub mod uci;
@@ -29,6 +32,10 @@ pub use bitboard::Bitboard;
 pub use board::Board;
 pub use castling::{CastlingRights, CastlingSide};
 pub use color::Color;
+pub use game::{
+    is_insufficient_material, DrawApplication, Game, InsufficientMaterial, Odds, Outcome, RuleSet,
+    StalemateRule, Termination,
+};
 pub use movegen::PieceMoves;
 pub use moves::{Move, MoveKind, MoveList, MAX_MOVES};
 pub use piece::{Piece, Role};

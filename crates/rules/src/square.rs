@@ -103,6 +103,8 @@ impl Square {
     pub const E1: Square = Square(4);  pub const F1: Square = Square(5);  pub const G1: Square = Square(6);  pub const H1: Square = Square(7);
     pub const A2: Square = Square(8);  pub const B2: Square = Square(9);  pub const C2: Square = Square(10); pub const D2: Square = Square(11);
     pub const E2: Square = Square(12); pub const F2: Square = Square(13); pub const G2: Square = Square(14); pub const H2: Square = Square(15);
+    pub const A3: Square = Square(16); pub const H3: Square = Square(23); pub const E4: Square = Square(28); pub const E5: Square = Square(36);
+    pub const A6: Square = Square(40); pub const H6: Square = Square(47);
     pub const A7: Square = Square(48); pub const B7: Square = Square(49); pub const C7: Square = Square(50); pub const D7: Square = Square(51);
     pub const E7: Square = Square(52); pub const F7: Square = Square(53); pub const G7: Square = Square(54); pub const H7: Square = Square(55);
     pub const A8: Square = Square(56); pub const B8: Square = Square(57); pub const C8: Square = Square(58); pub const D8: Square = Square(59);
