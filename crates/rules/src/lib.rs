@@ -20,6 +20,7 @@ mod game;
 mod movegen;
 mod moves;
 pub mod perft;
+pub mod pgn;
 mod piece;
 mod position;
 pub mod san;
