@@ -1,0 +1,47 @@
+//! Why a statistic could not be computed.
+
+/// Every failure is a value, never a NaN or a panic: the coordinator and the CLI must be able to
+/// say exactly which input was impossible.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum StatsError {
+    /// With no games there is no empirical distribution at all; fishtest's regularization would
+    /// invent one out of three epsilons, which is not a result anyone should act on.
+    #[error("no games: every count is zero")]
+    NoGames,
+    /// The hypotheses must be ordered, or "accept H1" would mean "weaker".
+    #[error("elo0 ({elo0}) must be below elo1 ({elo1})")]
+    HypothesesOrder { elo0: f64, elo1: f64 },
+    /// alpha and beta are error probabilities.
+    #[error("{name} = {value} must lie strictly between 0 and 1")]
+    ErrorRate { name: &'static str, value: f64 },
+    /// With alpha + beta >= 1 the Wald bounds cross and the test decides before any game.
+    #[error("alpha + beta = {sum} must be below 1")]
+    ErrorRatesSum { sum: f64 },
+    /// An input that must be a finite number was not.
+    #[error("{name} = {value} is not a finite number")]
+    NotFinite { name: &'static str, value: f64 },
+    /// A draw ratio is a probability.
+    #[error("draw ratio {0} must lie in [0, 1)")]
+    DrawRatio(f64),
+    /// The calculator's per-game variance `(1 - d)/4 - bias^2` must stay positive.
+    #[error(
+        "draw ratio {draw_ratio} and RMS bias {rms_bias} Elo leave no variance in a game's score"
+    )]
+    NoVariance { draw_ratio: f64, rms_bias: f64 },
+    /// The legacy BayesElo test models single games; pairs cannot be split back into W/D/L.
+    #[error(
+        "the BayesElo model needs trinomial (wins/draws/losses) counts, not pentanomial pairs"
+    )]
+    BayesEloNeedsTrinomial,
+    /// A constrained maximum-likelihood distribution exists only if the constraint can be met on
+    /// the observed support: a mean outside every observed score cannot.
+    #[error("no distribution on the observed scores satisfies the {constraint} constraint")]
+    Unattainable { constraint: &'static str },
+    /// An iteration ran out of steps or produced a non-finite value. fishtest raises here too
+    /// (its asserts); extreme samples simply have no answer.
+    #[error("{what} did not converge")]
+    NoConvergence { what: &'static str },
+    /// Batches are counted in entries (games or pairs); a batch of zero means nothing.
+    #[error("batch size must be at least 1")]
+    BatchSize,
+}

@@ -1,0 +1,216 @@
+//! Counted results: single games (trinomial) and colour-swapped game pairs (pentanomial).
+
+use crate::pdf::Pdf;
+use crate::StatsError;
+
+/// fishtest replaces every zero count by this before any statistic, so that an all-draw or
+/// loss-free sample still has a variance and a finite log-likelihood. Non-zero counts are left
+/// alone; the regularized counts are real numbers.
+pub const REGULARIZATION_EPSILON: f64 = 1e-3;
+
+/// Wins, draws and losses of single games, from the tested engine's side.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Trinomial {
+    pub losses: u64,
+    pub draws: u64,
+    pub wins: u64,
+}
+
+impl Trinomial {
+    /// Named by the order people say it, wins first; stored low score to high.
+    pub fn from_wdl(wins: u64, draws: u64, losses: u64) -> Self {
+        Trinomial {
+            losses,
+            draws,
+            wins,
+        }
+    }
+
+    pub fn games(&self) -> u64 {
+        self.losses + self.draws + self.wins
+    }
+
+    /// Counts ordered by score: `[L, D, W]`.
+    pub fn counts(&self) -> [u64; 3] {
+        [self.losses, self.draws, self.wins]
+    }
+
+    /// Points scored, a win being 1 and a draw ½.
+    pub fn points(&self) -> f64 {
+        self.wins as f64 + 0.5 * self.draws as f64
+    }
+}
+
+/// Game pairs (one opening played with both colours), bucketed by the pair's total score:
+/// 0, ½, 1, 1½ and 2 points. A 1–1 pair may be two draws or a win and a loss; the two are
+/// merged because they carry the same information about strength.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Pentanomial {
+    pub ll: u64,
+    pub ld: u64,
+    pub dd_wl: u64,
+    pub dw: u64,
+    pub ww: u64,
+}
+
+impl Pentanomial {
+    /// From `[LL, LD, DD+WL, DW, WW]`, the order fishtest and fastchess print.
+    pub fn from_counts(counts: [u64; 5]) -> Self {
+        let [ll, ld, dd_wl, dw, ww] = counts;
+        Pentanomial {
+            ll,
+            ld,
+            dd_wl,
+            dw,
+            ww,
+        }
+    }
+
+    pub fn counts(&self) -> [u64; 5] {
+        [self.ll, self.ld, self.dd_wl, self.dw, self.ww]
+    }
+
+    pub fn pairs(&self) -> u64 {
+        self.counts().iter().sum()
+    }
+
+    pub fn games(&self) -> u64 {
+        2 * self.pairs()
+    }
+
+    /// Points scored over all games of all pairs.
+    pub fn points(&self) -> f64 {
+        self.counts()
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| 0.5 * i as f64 * n as f64)
+            .sum()
+    }
+}
+
+/// A sample in either form. Every statistic takes one: the pentanomial form is what arbiter
+/// records (DESIGN.md, "Pairs"), the trinomial form is what older tools and users have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Sample {
+    Trinomial(Trinomial),
+    Pentanomial(Pentanomial),
+}
+
+impl From<Trinomial> for Sample {
+    fn from(t: Trinomial) -> Self {
+        Sample::Trinomial(t)
+    }
+}
+
+impl From<Pentanomial> for Sample {
+    fn from(p: Pentanomial) -> Self {
+        Sample::Pentanomial(p)
+    }
+}
+
+/// The regularized counts and the empirical distribution of one entry's score.
+#[derive(Clone, Debug)]
+pub(crate) struct Empirical {
+    /// Regularized number of entries (games or pairs): fishtest's `N`.
+    pub entries: f64,
+    pub pdf: Pdf,
+}
+
+impl Sample {
+    /// Raw counts low score to high, and how many of the five slots are used.
+    fn raw(&self) -> ([u64; 5], usize) {
+        match self {
+            Sample::Trinomial(t) => {
+                let [l, d, w] = t.counts();
+                ([l, d, w, 0, 0], 3)
+            }
+            Sample::Pentanomial(p) => (p.counts(), 5),
+        }
+    }
+
+    /// Entries counted: games for trinomial data, pairs for pentanomial data.
+    pub fn entries(&self) -> u64 {
+        let (counts, len) = self.raw();
+        counts[..len].iter().sum()
+    }
+
+    pub fn games(&self) -> u64 {
+        match self {
+            Sample::Trinomial(t) => t.games(),
+            Sample::Pentanomial(p) => p.games(),
+        }
+    }
+
+    pub fn is_pentanomial(&self) -> bool {
+        matches!(self, Sample::Pentanomial(_))
+    }
+
+    /// Games per entry: the factor between a pair's average score and a game's variance.
+    pub(crate) fn games_per_entry(&self) -> f64 {
+        if self.is_pentanomial() {
+            2.0
+        } else {
+            1.0
+        }
+    }
+
+    /// Counts with zeros replaced by [`REGULARIZATION_EPSILON`], low score to high.
+    pub fn regularized(&self) -> Vec<f64> {
+        let (counts, len) = self.raw();
+        counts[..len].iter().map(|&n| regularize(n)).collect()
+    }
+
+    pub(crate) fn empirical(&self) -> Result<Empirical, StatsError> {
+        if self.entries() == 0 {
+            return Err(StatsError::NoGames);
+        }
+        let (counts, len) = self.raw();
+        let mut regularized = [0.0; 5];
+        for (r, &n) in regularized.iter_mut().zip(&counts[..len]) {
+            *r = regularize(n);
+        }
+        let entries: f64 = regularized[..len].iter().sum();
+        let mut probabilities = [0.0; 5];
+        for (p, r) in probabilities.iter_mut().zip(&regularized[..len]) {
+            *p = r / entries;
+        }
+        Ok(Empirical {
+            entries,
+            pdf: Pdf::on_even_support(&probabilities[..len]),
+        })
+    }
+}
+
+fn regularize(n: u64) -> f64 {
+    if n == 0 {
+        REGULARIZATION_EPSILON
+    } else {
+        n as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pentanomial_counts_games_and_points() {
+        let p = Pentanomial::from_counts([1, 2, 3, 4, 5]);
+        assert_eq!(p.pairs(), 15);
+        assert_eq!(p.games(), 30);
+        // 2·0.5 + 3·1 + 4·1.5 + 5·2
+        assert_eq!(p.points(), 20.0);
+    }
+
+    #[test]
+    fn regularization_only_touches_zeros() {
+        let s = Sample::from(Trinomial::from_wdl(0, 7, 3));
+        assert_eq!(s.regularized(), vec![3.0, 7.0, REGULARIZATION_EPSILON]);
+    }
+
+    #[test]
+    fn empty_sample_is_an_error() {
+        let s = Sample::from(Pentanomial::default());
+        assert_eq!(s.empirical().unwrap_err(), StatsError::NoGames);
+    }
+}
