@@ -234,7 +234,7 @@ mod tests {
                 .with("f3".parse().unwrap())
         );
         assert_eq!(between(Square::A1, Square::H8).count(), 6);
-        assert_eq!(between(Square::A1, Square::B3), Bitboard::EMPTY);
+        assert_eq!(between(Square::A1, "b3".parse().unwrap()), Bitboard::EMPTY);
         assert!(aligned(Square::A1, Square::H8, "d4".parse().unwrap()));
         assert_eq!(line(Square::E1, Square::E8), Bitboard::file(crate::File::E));
     }

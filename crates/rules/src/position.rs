@@ -417,7 +417,7 @@ impl Position {
         self.castling = self.castling.after_move(mv.from, mv.to);
         self.hash ^= zobrist::castling(self.castling.bits());
         if us == Color::Black {
-            self.fullmove_number += 1;
+            self.fullmove_number = self.fullmove_number.saturating_add(1);
         }
         self.turn = them;
         self.hash ^= zobrist::side(Color::Black);
@@ -459,7 +459,7 @@ impl Position {
         }
         next.halfmove_clock += 1;
         if self.turn == Color::Black {
-            next.fullmove_number += 1;
+            next.fullmove_number = next.fullmove_number.saturating_add(1);
         }
         next.turn = !self.turn;
         next.hash ^= zobrist::side(Color::Black);
