@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod perft;
+mod sprt;
 
 /// Test, tune and rank chess engines.
 #[derive(Parser)]
@@ -19,6 +20,9 @@ struct Cli {
 enum Command {
     /// Count the leaves of the legal move tree (the output format of Stockfish's `go perft`).
     Perft(perft::PerftArgs),
+    /// Elo, LOS, normalized Elo and the SPRT verdict from match counts; or, with --expect, the
+    /// SPRT calculator.
+    Sprt(sprt::SprtArgs),
 }
 
 /// Usage and configuration errors exit with 2, as DESIGN.md's exit codes require.
@@ -28,6 +32,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Perft(args) => perft::run(&args),
+        Command::Sprt(args) => sprt::run(&args),
     };
     match result {
         Ok(code) => code,
