@@ -184,6 +184,10 @@ impl Game {
     pub fn moves(&self) -> &[Move] {
         &self.moves
     }
+    /// Every position of the game, the start first and the current one last.
+    pub fn positions(&self) -> &[Position] {
+        &self.positions
+    }
     /// The position before each move and the move, in order.
     pub fn plies(&self) -> impl Iterator<Item = (&Position, Move)> {
         self.positions.iter().zip(self.moves.iter().copied())

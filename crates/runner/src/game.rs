@@ -1,0 +1,285 @@
+//! The game loop: two players, one game, refereed by the rules crate.
+//!
+//! Per move: ask the rules whether the game is over, ask the side to move for a move with
+//! its clock, charge the clock, check the move is legal, play it, and let the adjudicator
+//! look at the score. Any fault of a player (crash, stall, illegal or unparsable move, flag)
+//! ends the game as a loss for that player with the matching termination; the caller then
+//! restarts that player. Engines' claims are never trusted.
+
+use std::time::{Duration, Instant};
+
+use arbiter_rules::uci::{move_to_uci, parse_uci_move};
+use arbiter_rules::{Color, Game, Move, Outcome, Role, RuleSet, Termination};
+
+use crate::adjudication::{Adjudication, Adjudicator};
+use crate::openings::Opening;
+use crate::player::{position_command, MoveRequest, Player};
+use crate::process::EngineFault;
+use crate::tc::{Clock, TimeControl};
+use crate::uci::{GoLimits, Score};
+
+/// Everything a game needs besides its players.
+#[derive(Clone, Debug)]
+pub struct GameSpec<'a> {
+    pub opening: &'a Opening,
+    /// Time control of the white and the black player, in that order.
+    pub time_controls: [&'a TimeControl; 2],
+    /// How far past zero a clock may run before the flag falls (cutechess's `timemargin`).
+    pub time_margin: Duration,
+    pub adjudication: Adjudication,
+    pub rules: RuleSet,
+}
+
+/// One engine move's record, for the PGN comment and the latency statistics.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveStats {
+    pub score: Option<Score>,
+    pub depth: Option<u32>,
+    pub nodes: Option<u64>,
+    /// From writing `go` to reading `bestmove`.
+    pub elapsed: Duration,
+}
+
+impl MoveStats {
+    /// `+0.35/12 0.250s`, cutechess's comment format.
+    pub fn comment(&self) -> String {
+        let secs = self.elapsed.as_secs_f64();
+        match self.score {
+            Some(score) => format!("{}/{} {secs:.3}s", score.pgn(), self.depth.unwrap_or(0)),
+            None => format!("{secs:.3}s"),
+        }
+    }
+}
+
+/// A finished game.
+#[derive(Clone, Debug)]
+pub struct GameRecord {
+    pub white: String,
+    pub black: String,
+    pub opening: Opening,
+    /// Every move from `opening.start`, book moves first.
+    pub moves: Vec<Move>,
+    /// Statistics of each engine move (`None` for book moves), parallel to `moves`.
+    pub stats: Vec<Option<MoveStats>>,
+    pub outcome: Outcome,
+    /// Cutechess's wording: `White mates`, `Draw by 3-fold repetition`, ...
+    pub reason: String,
+    /// The player that faulted (crash, stall, forfeit, illegal move), which must be restarted.
+    pub faulted: Option<Color>,
+    /// Wall time of the whole game.
+    pub duration: Duration,
+    /// Time the runner itself spent per engine move, outside the engines' thinking.
+    pub overhead: Duration,
+}
+
+impl GameRecord {
+    pub fn plies(&self) -> usize {
+        self.moves.len()
+    }
+}
+
+/// Plays one game. Never fails: every problem is an outcome.
+pub async fn play_game(
+    white: &mut Player,
+    black: &mut Player,
+    names: [&str; 2],
+    spec: &GameSpec<'_>,
+) -> GameRecord {
+    let started = Instant::now();
+    let mut overhead = Duration::ZERO;
+    let mut game = Game::new(spec.opening.start, spec.rules);
+    let mut moves_uci: Vec<String> = Vec::with_capacity(160);
+    let mut stats: Vec<Option<MoveStats>> = Vec::with_capacity(160);
+    for &mv in &spec.opening.moves {
+        game.play_unchecked(mv);
+        moves_uci.push(move_to_uci(Some(mv)));
+        stats.push(None);
+    }
+    let mut clocks = [
+        Clock::new(spec.time_controls[0].clock),
+        Clock::new(spec.time_controls[1].clock),
+    ];
+    let mut adjudicator = Adjudicator::new(spec.adjudication);
+
+    let players = [white, black];
+    let (outcome, reason, faulted) = loop {
+        let pos = *game.position();
+        if let Some(outcome) = game.outcome() {
+            let reason = describe(&outcome, pos.turn(), None);
+            break (outcome, reason, None);
+        }
+        let mover = pos.turn();
+        let side = mover.index();
+        let tc = spec.time_controls[side];
+        let limits = go_limits(spec, &clocks, mover);
+        let deadline = match (tc.clock, tc.movetime) {
+            (Some(_), _) => Some(clocks[side].remaining() + spec.time_margin),
+            (None, Some(movetime)) => Some(movetime + spec.time_margin),
+            (None, None) => None,
+        };
+        let command = position_command(game.start(), &moves_uci);
+        let request = MoveRequest {
+            position_command: &command,
+            history: game.positions(),
+            limits,
+            deadline,
+        };
+        let prepared = Instant::now();
+        let reply = players[side].think(&request).await;
+        let reply_at = Instant::now();
+
+        let reply = match reply {
+            Ok(reply) => reply,
+            Err(fault) => {
+                let termination = match fault {
+                    EngineFault::TimeForfeit { .. } => Termination::TimeForfeit,
+                    EngineFault::Stalled { .. } => Termination::StalledConnection,
+                    EngineFault::Exited | EngineFault::Spawn { .. } => Termination::Abandoned,
+                };
+                let outcome = forfeit(&pos, mover, termination);
+                let reason = describe(&outcome, mover, None);
+                break (outcome, reason, Some(mover));
+            }
+        };
+        let think_time = reply.elapsed;
+        overhead += reply_at
+            .saturating_duration_since(prepared)
+            .saturating_sub(think_time);
+
+        let flagged = match tc.clock {
+            Some(_) => !clocks[side].charge(think_time, spec.time_margin),
+            None => deadline.is_some_and(|d| think_time > d),
+        };
+        if flagged {
+            let outcome = forfeit(&pos, mover, Termination::TimeForfeit);
+            let reason = describe(&outcome, mover, None);
+            break (outcome, reason, Some(mover));
+        }
+        let mv = match parse_uci_move(&pos, reply.bestmove.trim()) {
+            Ok(mv) => mv,
+            Err(_) => {
+                let outcome = Outcome::win(!mover, Termination::IllegalMove);
+                let text = if reply.bestmove.is_empty() {
+                    "(empty)".to_owned()
+                } else {
+                    reply.bestmove.clone()
+                };
+                let reason = describe(&outcome, mover, Some(&text));
+                break (outcome, reason, Some(mover));
+            }
+        };
+        let loop_start = Instant::now();
+        game.play_unchecked(mv);
+        moves_uci.push(move_to_uci(Some(mv)));
+        let info = reply.info.as_ref();
+        let score = info.and_then(|i| i.score);
+        stats.push(Some(MoveStats {
+            score,
+            depth: info.and_then(|i| i.depth),
+            nodes: info.and_then(|i| i.nodes),
+            elapsed: think_time,
+        }));
+        let plies_played = game.moves().len() as u32;
+        let adjudicated = adjudicator.after_move(mover, score, plies_played);
+        overhead += loop_start.elapsed();
+        if let Some(outcome) = adjudicated {
+            // The rules come first: a move that mates is a mate, not an adjudication.
+            let outcome = game.outcome().unwrap_or(outcome);
+            let reason = describe(&outcome, game.position().turn(), None);
+            break (outcome, reason, None);
+        }
+    };
+    GameRecord {
+        white: names[0].to_owned(),
+        black: names[1].to_owned(),
+        opening: spec.opening.clone(),
+        moves: game.moves().to_vec(),
+        stats,
+        outcome,
+        reason,
+        faulted,
+        duration: started.elapsed(),
+        overhead,
+    }
+}
+
+/// What `go` says: both clocks as the runner holds them, each side's own increment, and the
+/// mover's fixed limits.
+fn go_limits(spec: &GameSpec<'_>, clocks: &[Clock; 2], mover: Color) -> GoLimits {
+    let tc = spec.time_controls[mover.index()];
+    let increment = |side: usize| {
+        spec.time_controls[side]
+            .clock
+            .map_or(Duration::ZERO, |c| c.increment)
+    };
+    GoLimits {
+        clocks: tc.clock.map(|_| {
+            (
+                clocks[0].remaining(),
+                clocks[1].remaining(),
+                increment(0),
+                increment(1),
+                clocks[mover.index()].moves_to_go(),
+            )
+        }),
+        movetime: tc.movetime,
+        nodes: tc.nodes,
+        depth: tc.depth,
+    }
+}
+
+/// A loss for `loser`, except that a flag against a lone king is a draw: the opponent could
+/// never have mated (FIDE 6.9).
+fn forfeit(pos: &arbiter_rules::Position, loser: Color, termination: Termination) -> Outcome {
+    let winner = !loser;
+    let lone_king = pos.board().by_color(winner) == pos.board().by_piece(Role::King.of(winner));
+    if termination == Termination::TimeForfeit && lone_king {
+        Outcome::draw(termination)
+    } else {
+        Outcome::win(winner, termination)
+    }
+}
+
+fn side_name(color: Color) -> &'static str {
+    match color {
+        Color::White => "White",
+        Color::Black => "Black",
+    }
+}
+
+/// The result text cutechess prints in `Finished game` lines and PGN comments. `to_move` is
+/// the side to move in the final position (or the side that faulted); `detail` carries the
+/// illegal move text.
+pub fn describe(outcome: &Outcome, to_move: Color, detail: Option<&str>) -> String {
+    let winner = outcome.winner.map(side_name);
+    match (&outcome.termination, winner) {
+        (Termination::Checkmate, Some(w)) => format!("{w} mates"),
+        (Termination::Stalemate, None) => "Draw by stalemate".into(),
+        (Termination::Stalemate, Some(w)) => format!("{w} wins by stalemate"),
+        (Termination::InsufficientMaterial, _) => "Draw by insufficient mating material".into(),
+        (Termination::ThreefoldRepetition, _) => "Draw by 3-fold repetition".into(),
+        (Termination::FivefoldRepetition, _) => "Draw by 5-fold repetition".into(),
+        (Termination::FiftyMoves, _) => "Draw by fifty moves rule".into(),
+        (Termination::SeventyFiveMoves, _) => "Draw by seventy-five moves rule".into(),
+        (Termination::DrawClaimed, _) => "Draw by claim".into(),
+        (Termination::TimeForfeit, None) => format!(
+            "{} loses on time, but the opponent cannot mate: draw",
+            side_name(to_move)
+        ),
+        (Termination::TimeForfeit, Some(_)) => format!("{} loses on time", side_name(to_move)),
+        (Termination::IllegalMove, _) => format!(
+            "{} makes an illegal move: {}",
+            side_name(to_move),
+            detail.unwrap_or("?")
+        ),
+        (Termination::Abandoned, _) => format!("{} disconnects", side_name(to_move)),
+        (Termination::StalledConnection, _) => {
+            format!("{}'s connection stalls", side_name(to_move))
+        }
+        (Termination::Adjudication(reason), None) => format!("Draw by adjudication: {reason}"),
+        (Termination::Adjudication(reason), Some(w)) => {
+            format!("{w} wins by adjudication: {reason}")
+        }
+        (t, w) => format!("{} by {t}", w.unwrap_or("Draw")),
+    }
+}

@@ -1,0 +1,19 @@
+//! The match runner: arbiter's heart.
+//!
+//! It plays many games at once between engines, from opening books, in colour-swapped pairs,
+//! referees them with the rules crate, commits each finished pair to the store, and stops when
+//! the SPRT decides (the "players", "game loop" and "store" steps of DESIGN.md's data path).
+//!
+//! The layers, bottom up: [`uci`] is the protocol as text (pure functions); [`process`] owns
+//! an engine process and its timing; [`player`] puts UCI engines and in-process engines behind
+//! one interface; [`tc`] and [`adjudication`] are the clocks and the score-based rules;
+//! [`openings`] loads books and picks pair `k`'s opening from the seed; [`game`] plays one
+//! game. Faults of engines are ordinary outcomes at every layer, never errors that stop a run.
+
+pub mod adjudication;
+pub mod game;
+pub mod openings;
+pub mod player;
+pub mod process;
+pub mod tc;
+pub mod uci;

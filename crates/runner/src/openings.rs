@@ -1,0 +1,336 @@
+//! Opening books and the order they are played in.
+//!
+//! A book is read completely before the run starts, so that a malformed line stops the run
+//! with its line number before any engine starts (or, when asked, is skipped with a warning),
+//! and so that opening `k` is a pure function of the run seed and `k`.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use arbiter_rules::epd::Epd;
+use arbiter_rules::pgn::PgnReader;
+use arbiter_rules::{Move, Odds, Position};
+
+/// A start for a game pair: a position and the book moves both engines are shown before they
+/// play.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Opening {
+    pub start: Position,
+    pub moves: Vec<Move>,
+    /// Where it came from, for the PGN and logs: `file.epd:12`, `odds:knight`, `startpos`.
+    pub source: String,
+}
+
+impl Opening {
+    pub fn startpos() -> Opening {
+        Opening {
+            start: Position::starting(),
+            moves: Vec::new(),
+            source: "startpos".into(),
+        }
+    }
+
+    /// The position the engines start thinking from.
+    pub fn position_after_book(&self) -> Position {
+        let mut pos = self.start;
+        for &mv in &self.moves {
+            pos.play_unchecked(mv);
+        }
+        pos
+    }
+}
+
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BookFormat {
+    #[default]
+    Epd,
+    Pgn,
+}
+
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BookOrder {
+    #[default]
+    Sequential,
+    Random,
+}
+
+/// What the user asked for: cutechess's `-openings file=... format=... order=... plies=... start=...`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BookSpec {
+    #[serde(default)]
+    pub file: Option<PathBuf>,
+    #[serde(default)]
+    pub format: Option<BookFormat>,
+    #[serde(default)]
+    pub order: BookOrder,
+    /// For PGN books: how many plies of each game to use (all if unset).
+    #[serde(default)]
+    pub plies: Option<usize>,
+    /// 1-based index of the first opening to play.
+    #[serde(default)]
+    pub start: Option<usize>,
+    /// Skip malformed entries with a warning instead of refusing to start.
+    #[serde(default)]
+    pub skip_invalid: bool,
+    /// A classical handicap start instead of a book: `pawn-and-move`, `knight`, ...
+    #[serde(default)]
+    pub odds: Option<String>,
+}
+
+/// A book entry that cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BookError {
+    #[error("opening book {path}: {reason}")]
+    Io { path: String, reason: String },
+    #[error("opening book {path}, line {line}: {reason}")]
+    Entry {
+        path: String,
+        line: usize,
+        reason: String,
+    },
+    #[error("opening book {path} has no openings")]
+    Empty { path: String },
+    #[error("unknown odds {0:?}; expected one of pawn-and-move, pawn-and-two-moves, knight, rook, queen")]
+    Odds(String),
+    #[error("opening book {path}: start={start} but the book has only {count} openings")]
+    Start {
+        path: String,
+        start: usize,
+        count: usize,
+    },
+}
+
+/// The loaded book with its order.
+#[derive(Clone, Debug)]
+pub struct Book {
+    openings: Vec<Opening>,
+    order: BookOrder,
+    offset: usize,
+    /// Entries skipped because `skip_invalid` was set, for the log.
+    pub warnings: Vec<String>,
+}
+
+impl Book {
+    /// Loads what the spec names; without a file or odds, every pair starts from the standard
+    /// position.
+    pub fn load(spec: &BookSpec) -> Result<Book, BookError> {
+        let mut warnings = Vec::new();
+        let openings = match (&spec.file, &spec.odds) {
+            (_, Some(odds)) => {
+                let odds = Odds::from_name(odds).ok_or_else(|| BookError::Odds(odds.clone()))?;
+                vec![Opening {
+                    start: odds.position(),
+                    moves: Vec::new(),
+                    source: format!("odds:{}", odds.name()),
+                }]
+            }
+            (Some(path), None) => {
+                let format = spec.format.unwrap_or_else(|| guess_format(path));
+                match format {
+                    BookFormat::Epd => read_epd(path, spec.skip_invalid, &mut warnings)?,
+                    BookFormat::Pgn => {
+                        read_pgn(path, spec.plies, spec.skip_invalid, &mut warnings)?
+                    }
+                }
+            }
+            (None, None) => vec![Opening::startpos()],
+        };
+        let path = spec
+            .file
+            .as_ref()
+            .map_or_else(String::new, |p| p.display().to_string());
+        if openings.is_empty() {
+            return Err(BookError::Empty { path });
+        }
+        let offset = match spec.start {
+            None | Some(0) => 0,
+            Some(start) if start <= openings.len() => start - 1,
+            Some(start) => {
+                return Err(BookError::Start {
+                    path,
+                    start,
+                    count: openings.len(),
+                })
+            }
+        };
+        Ok(Book {
+            openings,
+            order: spec.order,
+            offset,
+            warnings,
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.openings.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.openings.is_empty()
+    }
+
+    /// The opening of pair `pair` in a run with `seed`: sequential from `start`, or a seeded
+    /// shuffle of the whole book, reshuffled each time the book is used up.
+    pub fn opening_for_pair(&self, seed: u64, pair: u64) -> &Opening {
+        let n = self.openings.len() as u64;
+        let index = match self.order {
+            BookOrder::Sequential => (self.offset as u64 + pair) % n,
+            BookOrder::Random => {
+                let cycle = pair / n;
+                let position = (pair % n + self.offset as u64) % n;
+                shuffled_index(
+                    seed ^ cycle.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                    n,
+                    position,
+                )
+            }
+        };
+        &self.openings[index as usize]
+    }
+}
+
+/// Entry `position` of a seeded permutation of `0..n`, computed without building the
+/// permutation: a Feistel-like bijection by cycle-walking keeps memory O(1) for huge books.
+fn shuffled_index(seed: u64, n: u64, position: u64) -> u64 {
+    if n <= 1 {
+        return 0;
+    }
+    // A balanced network over 2 * half bits; values >= n are walked on until they land in range.
+    let bits = 64 - (n - 1).leading_zeros();
+    let half = bits.div_ceil(2);
+    let low_mask = (1u64 << half) - 1;
+    let mask = (1u64 << (2 * half)) - 1;
+    let mut x = position;
+    loop {
+        // Each Feistel round is a bijection, so the whole network permutes 0..2^(2 half).
+        let (mut left, mut right) = (x >> half, x & low_mask);
+        for round in 0..4u64 {
+            let f = splitmix(seed ^ right ^ (round << 56)) & low_mask;
+            let new_right = (left ^ f) & low_mask;
+            left = right;
+            right = new_right;
+        }
+        x = ((left << half) | right) & mask;
+        if x < n {
+            return x;
+        }
+    }
+}
+
+fn splitmix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn guess_format(path: &Path) -> BookFormat {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(ext) if ext.eq_ignore_ascii_case("pgn") => BookFormat::Pgn,
+        _ => BookFormat::Epd,
+    }
+}
+
+fn open(path: &Path) -> Result<BufReader<File>, BookError> {
+    File::open(path)
+        .map(BufReader::new)
+        .map_err(|e| BookError::Io {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })
+}
+
+fn read_epd(
+    path: &Path,
+    skip_invalid: bool,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Opening>, BookError> {
+    let name = path.display().to_string();
+    let mut openings = Vec::new();
+    for (index, line) in open(path)?.split(b'\n').enumerate() {
+        let number = index + 1;
+        let line = line.map_err(|e| BookError::Io {
+            path: name.clone(),
+            reason: e.to_string(),
+        })?;
+        let text = String::from_utf8_lossy(&line);
+        let text = text.trim();
+        if text.is_empty() || text.starts_with('#') {
+            continue;
+        }
+        match Epd::parse(text) {
+            Ok(epd) => openings.push(Opening {
+                start: epd.position,
+                moves: Vec::new(),
+                source: format!("{name}:{number}"),
+            }),
+            Err(e) if skip_invalid => {
+                warnings.push(format!("opening book {name}, line {number}: {e} (skipped)"))
+            }
+            Err(e) => {
+                return Err(BookError::Entry {
+                    path: name,
+                    line: number,
+                    reason: e.to_string(),
+                })
+            }
+        }
+    }
+    Ok(openings)
+}
+
+fn read_pgn(
+    path: &Path,
+    plies: Option<usize>,
+    skip_invalid: bool,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Opening>, BookError> {
+    let name = path.display().to_string();
+    let mut openings = Vec::new();
+    for game in PgnReader::new(open(path)?) {
+        match game {
+            Ok(game) => {
+                let mut moves = game.moves;
+                if let Some(plies) = plies {
+                    moves.truncate(plies);
+                }
+                openings.push(Opening {
+                    start: game.start,
+                    moves,
+                    source: format!("{name}:{}", game.line),
+                });
+            }
+            Err(e) if skip_invalid => warnings.push(format!("opening book {name}: {e} (skipped)")),
+            Err(e) => {
+                return Err(BookError::Entry {
+                    path: name,
+                    line: e.line,
+                    reason: e.to_string(),
+                })
+            }
+        }
+    }
+    Ok(openings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn shuffle_is_a_permutation() {
+        for n in [1u64, 2, 3, 7, 64, 100, 1000] {
+            let seen: HashSet<u64> = (0..n).map(|i| shuffled_index(42, n, i)).collect();
+            assert_eq!(seen.len() as u64, n);
+            assert!(seen.iter().all(|&x| x < n));
+        }
+        let a: Vec<u64> = (0..100).map(|i| shuffled_index(1, 100, i)).collect();
+        let b: Vec<u64> = (0..100).map(|i| shuffled_index(2, 100, i)).collect();
+        assert_ne!(a, b, "different seeds give different orders");
+        assert_ne!(a, (0..100).collect::<Vec<_>>(), "and not the identity");
+    }
+}

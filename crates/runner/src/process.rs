@@ -1,0 +1,414 @@
+//! A UCI engine as an owned child process.
+//!
+//! Engine output is read on its own task, line by line with the instant each line arrived, so
+//! the clock stops when `bestmove` was read, not when the game loop got round to it, and a
+//! silent engine is a timeout rather than a hang. Dropping a [`UciProcess`] ends the process:
+//! it is asked to `stop` and `quit`, given a moment, then killed, so no code path can leak an
+//! engine.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, Command};
+use tokio::sync::mpsc;
+use tokio::time::timeout_at;
+
+use crate::uci::{self, GoLimits, Info, OptionDecl};
+
+/// How to start an engine and set it up. Nothing passes through a shell: `cmd`, `args`, `dir`
+/// and `env` reach the operating system as given.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ProcessSpec {
+    pub cmd: PathBuf,
+    #[serde(default)]
+    pub args: Vec<String>,
+    #[serde(default)]
+    pub dir: Option<PathBuf>,
+    #[serde(default)]
+    pub env: Vec<(String, String)>,
+    /// `setoption` pairs, sent in order after the handshake.
+    #[serde(default)]
+    pub options: Vec<(String, String)>,
+}
+
+/// Timeouts for the parts of the protocol that have no clock.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Timeouts {
+    /// `uci` to `uciok`.
+    pub handshake: Duration,
+    /// `isready` to `readyok` (hash allocation can be slow).
+    pub ready: Duration,
+    /// How long past its deadline a searching engine may take to answer `stop` before it is
+    /// declared stalled and killed.
+    pub stop_grace: Duration,
+    /// For searches without a clock (nodes, depth): how long to wait for `bestmove`.
+    pub unclocked_move: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Timeouts {
+        Timeouts {
+            handshake: Duration::from_secs(10),
+            ready: Duration::from_secs(10),
+            stop_grace: Duration::from_secs(2),
+            unclocked_move: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Why an engine could not do what was asked. Each is a normal event: the game loop turns it
+/// into a lost game with the matching termination.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EngineFault {
+    #[error("cannot start {cmd}: {reason}")]
+    Spawn { cmd: String, reason: String },
+    #[error("the engine exited (or closed its output)")]
+    Exited,
+    #[error("no {expected} within {waited:?}")]
+    Stalled {
+        expected: &'static str,
+        waited: Duration,
+    },
+    #[error("no bestmove before the flag fell ({elapsed:?} used)")]
+    TimeForfeit { elapsed: Duration },
+}
+
+/// One line of engine output and when it was read.
+#[derive(Debug)]
+struct Line {
+    text: String,
+    at: Instant,
+}
+
+/// Lines longer than this are garbage, not protocol; they are cut and the rest skipped.
+const MAX_LINE: usize = 64 * 1024;
+
+/// What the engine answered to one `go`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reply {
+    /// The move text exactly as sent after `bestmove` (may be `(none)`, `0000`, garbage).
+    pub bestmove: String,
+    pub ponder: Option<String>,
+    /// The last `info` line that carried a score (multipv 1 only).
+    pub info: Option<Info>,
+    /// From writing `go` to reading `bestmove`.
+    pub elapsed: Duration,
+}
+
+/// A running UCI engine.
+pub struct UciProcess {
+    child: Option<Child>,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<Line>,
+    pub name: Option<String>,
+    pub author: Option<String>,
+    pub options: Vec<OptionDecl>,
+    /// Whether a `go` is outstanding: its `bestmove` must be read or discarded before the next
+    /// command that expects an answer.
+    searching: bool,
+    timeouts: Timeouts,
+    /// `info string` and unrecognised lines seen, for the log (bounded).
+    pub notes: Vec<String>,
+}
+
+impl UciProcess {
+    /// Starts the process and completes the handshake: `uci`/`uciok`, options, `isready`.
+    pub async fn start(spec: &ProcessSpec, timeouts: Timeouts) -> Result<UciProcess, EngineFault> {
+        let mut command = Command::new(&spec.cmd);
+        command
+            .args(&spec.args)
+            .envs(spec.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true);
+        if let Some(dir) = &spec.dir {
+            command.current_dir(dir);
+        }
+        let mut child = command.spawn().map_err(|e| EngineFault::Spawn {
+            cmd: spec.cmd.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        let stdout = child.stdout.take().expect("piped stdout");
+        let stdin = child.stdin.take().expect("piped stdin");
+        let (tx, rx) = mpsc::channel(1024);
+        tokio::spawn(read_lines(BufReader::new(stdout), tx));
+
+        let mut engine = UciProcess {
+            child: Some(child),
+            stdin: Some(stdin),
+            lines: rx,
+            name: None,
+            author: None,
+            options: Vec::new(),
+            searching: false,
+            timeouts,
+            notes: Vec::new(),
+        };
+        engine.send("uci").await?;
+        let deadline = Instant::now() + timeouts.handshake;
+        loop {
+            let line = engine.next_line(deadline, "uciok").await?;
+            let text = line.text.as_str();
+            if text == "uciok" {
+                break;
+            } else if let Some(name) = text.strip_prefix("id name ") {
+                engine.name = Some(name.trim().to_owned());
+            } else if let Some(author) = text.strip_prefix("id author ") {
+                engine.author = Some(author.trim().to_owned());
+            } else if let Some(option) = uci::parse_option(text) {
+                engine.options.push(option);
+            }
+        }
+        for (name, value) in &spec.options {
+            engine.set_option(name, value).await?;
+        }
+        engine.sync().await?;
+        Ok(engine)
+    }
+
+    /// The declared option of that name (UCI names are case-insensitive).
+    pub fn option(&self, name: &str) -> Option<&OptionDecl> {
+        self.options
+            .iter()
+            .find(|o| o.name.eq_ignore_ascii_case(name))
+    }
+
+    /// Sends `setoption`. The engine's own spelling of the name is used when it declared it.
+    pub async fn set_option(&mut self, name: &str, value: &str) -> Result<(), EngineFault> {
+        let name = self
+            .option(name)
+            .map_or(name.to_owned(), |o| o.name.clone());
+        let line = if value.is_empty() {
+            format!("setoption name {name}")
+        } else {
+            format!("setoption name {name} value {value}")
+        };
+        self.send(&line).await
+    }
+
+    /// `isready` until `readyok`, discarding everything else, including a late `bestmove` from
+    /// a search that was already given up on.
+    pub async fn sync(&mut self) -> Result<(), EngineFault> {
+        self.finish_search().await?;
+        self.send("isready").await?;
+        let deadline = Instant::now() + self.timeouts.ready;
+        loop {
+            if self.next_line(deadline, "readyok").await?.text == "readyok" {
+                return Ok(());
+            }
+        }
+    }
+
+    /// `ucinewgame` and a sync, before every game.
+    pub async fn new_game(&mut self) -> Result<(), EngineFault> {
+        self.finish_search().await?;
+        self.send("ucinewgame").await?;
+        self.sync().await
+    }
+
+    /// Sends the position and `go`, then waits for `bestmove`. `deadline` is when the side's
+    /// flag falls (clock or movetime plus margin); past it the search is stopped and the move
+    /// is a time forfeit. Without a deadline the engine gets `Timeouts::unclocked_move`.
+    pub async fn go(
+        &mut self,
+        position: &str,
+        limits: &GoLimits,
+        deadline: Option<Duration>,
+    ) -> Result<Reply, EngineFault> {
+        self.finish_search().await?;
+        self.send(position).await?;
+        self.send(&uci::go_command(limits)).await?;
+        let started = Instant::now();
+        self.searching = true;
+        let flag = deadline.map(|d| started + d);
+        let give_up = flag.unwrap_or(started + self.timeouts.unclocked_move);
+        let mut last_scored: Option<Info> = None;
+        loop {
+            let line = match self.next_line(give_up, "bestmove").await {
+                Ok(line) => line,
+                Err(EngineFault::Stalled { .. }) if flag.is_some() => {
+                    return Err(EngineFault::TimeForfeit {
+                        elapsed: started.elapsed(),
+                    });
+                }
+                Err(fault) => return Err(fault),
+            };
+            if let Some((bestmove, ponder)) = uci::parse_bestmove(&line.text) {
+                self.searching = false;
+                let elapsed = line.at.saturating_duration_since(started);
+                return Ok(Reply {
+                    bestmove,
+                    ponder,
+                    info: last_scored,
+                    elapsed,
+                });
+            }
+            if line.text.starts_with("info") {
+                let info = uci::parse_info(&line.text);
+                if let Some(note) = &info.string {
+                    self.note(format!("info string {note}"));
+                }
+                if info.score.is_some() && info.multipv.unwrap_or(1) == 1 {
+                    last_scored = Some(info);
+                }
+            }
+        }
+    }
+
+    /// If a search is outstanding, `stop` it and discard its `bestmove`, so that it never
+    /// answers the next request. An engine that does not stop is stalled.
+    async fn finish_search(&mut self) -> Result<(), EngineFault> {
+        if !self.searching {
+            return Ok(());
+        }
+        self.send("stop").await?;
+        let deadline = Instant::now() + self.timeouts.stop_grace;
+        loop {
+            let line = self.next_line(deadline, "bestmove after stop").await?;
+            if line.text.starts_with("bestmove") {
+                self.searching = false;
+                return Ok(());
+            }
+        }
+    }
+
+    async fn send(&mut self, line: &str) -> Result<(), EngineFault> {
+        let stdin = self.stdin.as_mut().ok_or(EngineFault::Exited)?;
+        let mut bytes = Vec::with_capacity(line.len() + 1);
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.push(b'\n');
+        stdin
+            .write_all(&bytes)
+            .await
+            .map_err(|_| EngineFault::Exited)?;
+        stdin.flush().await.map_err(|_| EngineFault::Exited)
+    }
+
+    async fn next_line(
+        &mut self,
+        deadline: Instant,
+        expected: &'static str,
+    ) -> Result<Line, EngineFault> {
+        let started = Instant::now();
+        match timeout_at(deadline.into(), self.lines.recv()).await {
+            Ok(Some(line)) => Ok(line),
+            Ok(None) => Err(EngineFault::Exited),
+            Err(_) => Err(EngineFault::Stalled {
+                expected,
+                waited: started.elapsed(),
+            }),
+        }
+    }
+
+    fn note(&mut self, text: String) {
+        if self.notes.len() < 64 {
+            self.notes.push(text);
+        }
+    }
+
+    /// Ends the engine politely: `stop`, `quit`, a short wait, then kill.
+    pub async fn shutdown(mut self) {
+        self.shutdown_in_place().await;
+    }
+
+    async fn shutdown_in_place(&mut self) {
+        if let Some(mut stdin) = self.stdin.take() {
+            let _ = stdin.write_all(b"stop\nquit\n").await;
+            let _ = stdin.flush().await;
+        }
+        if let Some(mut child) = self.child.take() {
+            if tokio::time::timeout(Duration::from_millis(500), child.wait())
+                .await
+                .is_err()
+            {
+                let _ = child.kill().await;
+            }
+        }
+    }
+
+    /// The operating system's id of the process, for diagnostics and tests.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().and_then(|c| c.id())
+    }
+}
+
+impl Drop for UciProcess {
+    fn drop(&mut self) {
+        let (Some(stdin), Some(child)) = (self.stdin.take(), self.child.take()) else {
+            return;
+        };
+        // Quit politely on the runtime if there is one; `kill_on_drop` is the backstop.
+        if let Ok(handle) = tokio::runtime::Handle::try_current() {
+            handle.spawn(async move {
+                let mut stdin = stdin;
+                let mut child = child;
+                let _ = stdin.write_all(b"stop\nquit\n").await;
+                let _ = stdin.flush().await;
+                drop(stdin);
+                if tokio::time::timeout(Duration::from_millis(500), child.wait())
+                    .await
+                    .is_err()
+                {
+                    let _ = child.kill().await;
+                    let _ = child.wait().await;
+                }
+            });
+        }
+    }
+}
+
+async fn read_lines<R: tokio::io::AsyncRead + Unpin>(
+    mut reader: BufReader<R>,
+    tx: mpsc::Sender<Line>,
+) {
+    let mut buf = Vec::with_capacity(256);
+    loop {
+        buf.clear();
+        let n = match (&mut reader)
+            .take(MAX_LINE as u64)
+            .read_until(b'\n', &mut buf)
+            .await
+        {
+            Ok(n) => n,
+            Err(_) => return,
+        };
+        if n == 0 {
+            return;
+        }
+        let at = Instant::now();
+        if !buf.ends_with(b"\n") && n == MAX_LINE {
+            // Skip the rest of an over-long line.
+            let mut rest = Vec::new();
+            loop {
+                rest.clear();
+                match (&mut reader)
+                    .take(MAX_LINE as u64)
+                    .read_until(b'\n', &mut rest)
+                    .await
+                {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) if rest.ends_with(b"\n") => break,
+                    Ok(_) => {}
+                }
+            }
+        }
+        let text = String::from_utf8_lossy(&buf);
+        let text = text.trim();
+        if text.is_empty() {
+            continue;
+        }
+        if tx
+            .send(Line {
+                text: text.to_owned(),
+                at,
+            })
+            .await
+            .is_err()
+        {
+            return;
+        }
+    }
+}
