@@ -1,0 +1,214 @@
+//! Misbehaving engines are the normal path: each fault ends the game as a loss for the engine
+//! that caused it, with the right termination, and the runner carries on. The engines here are
+//! real processes (the `arbiter-fixture-engine` binary) that misbehave on purpose.
+
+use std::time::Duration;
+
+use arbiter_rules::RuleSet;
+use arbiter_rules::{Color, Termination};
+use arbiter_runner::adjudication::Adjudication;
+use arbiter_runner::game::{play_game, GameRecord, GameSpec};
+use arbiter_runner::openings::Opening;
+use arbiter_runner::player::{Player, PlayerKind, PlayerSpec};
+use arbiter_runner::process::{EngineFault, ProcessSpec, Timeouts};
+use arbiter_runner::tc::TimeControl;
+
+fn fixture(args: &[&str]) -> PlayerSpec {
+    PlayerSpec {
+        name: format!("fixture {}", args.join(" ")),
+        kind: PlayerKind::Uci(ProcessSpec {
+            cmd: env!("CARGO_BIN_EXE_arbiter-fixture-engine").into(),
+            args: args.iter().map(|s| s.to_string()).collect(),
+            ..ProcessSpec::default()
+        }),
+        timeouts: Timeouts {
+            handshake: Duration::from_millis(1500),
+            ready: Duration::from_millis(1500),
+            stop_grace: Duration::from_millis(500),
+            unclocked_move: Duration::from_millis(1500),
+        },
+        restart: false,
+    }
+}
+
+async fn play(white: &[&str], black: &[&str], tc: &TimeControl) -> GameRecord {
+    let mut w = Player::start(&fixture(white)).await.expect("white starts");
+    let mut b = Player::start(&fixture(black)).await.expect("black starts");
+    w.new_game().await.unwrap();
+    b.new_game().await.unwrap();
+    let opening = Opening::startpos();
+    let spec = GameSpec {
+        opening: &opening,
+        time_controls: [tc, tc],
+        time_margin: Duration::from_millis(50),
+        adjudication: Adjudication {
+            maxmoves: Some(40),
+            ..Adjudication::default()
+        },
+        rules: RuleSet::default(),
+    };
+    play_game(&mut w, &mut b, ["white", "black"], &spec).await
+}
+
+fn nodes() -> TimeControl {
+    TimeControl {
+        nodes: Some(1),
+        ..TimeControl::default()
+    }
+}
+
+#[tokio::test]
+async fn crash_is_abandoned() {
+    let game = play(&["crash=3"], &[], &nodes()).await;
+    assert_eq!(game.outcome.termination, Termination::Abandoned);
+    assert_eq!(game.outcome.winner, Some(Color::Black));
+    assert_eq!(game.faulted, Some(Color::White));
+    assert_eq!(game.reason, "White disconnects");
+    assert_eq!(game.plies(), 4, "two moves each before the crash");
+}
+
+#[tokio::test]
+async fn silence_without_a_clock_is_a_stalled_connection() {
+    let game = play(&[], &["hang=2"], &nodes()).await;
+    assert_eq!(game.outcome.termination, Termination::StalledConnection);
+    assert_eq!(game.outcome.winner, Some(Color::White));
+    assert_eq!(game.reason, "Black's connection stalls");
+}
+
+#[tokio::test]
+async fn silence_with_a_clock_is_a_time_forfeit() {
+    let tc = TimeControl {
+        clock: Some("0.5+0".parse().unwrap()),
+        ..TimeControl::default()
+    };
+    let game = play(&["hang=2"], &[], &tc).await;
+    assert_eq!(game.outcome.termination, Termination::TimeForfeit);
+    assert_eq!(game.outcome.winner, Some(Color::Black));
+    assert_eq!(game.reason, "White loses on time");
+}
+
+#[tokio::test]
+async fn slow_engine_loses_on_time() {
+    let tc = TimeControl {
+        clock: Some("0.6+0".parse().unwrap()),
+        ..TimeControl::default()
+    };
+    let game = play(&[], &["slow=250"], &tc).await;
+    assert_eq!(game.outcome.termination, Termination::TimeForfeit);
+    assert_eq!(game.outcome.winner, Some(Color::White));
+    assert!(game.plies() >= 4, "it had time for two moves");
+}
+
+#[tokio::test]
+async fn every_kind_of_bad_bestmove_is_an_illegal_move() {
+    for (fault, shown) in [
+        ("illegal=2", "e1e5"),
+        ("none=1", "(none)"),
+        ("null=3", "0000"),
+        ("a1a1=2", "a1a1"),
+        ("garbage=1", "~~~garbage~~~"),
+        ("empty=2", "(empty)"),
+    ] {
+        let game = play(&[fault], &[], &nodes()).await;
+        assert_eq!(
+            game.outcome.termination,
+            Termination::IllegalMove,
+            "{fault}"
+        );
+        assert_eq!(game.outcome.winner, Some(Color::Black), "{fault}");
+        assert_eq!(
+            game.reason,
+            format!("White makes an illegal move: {shown}"),
+            "{fault}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn noise_and_long_lines_are_ignored() {
+    let game = play(&["noisy"], &["noisy"], &nodes()).await;
+    assert_eq!(game.faulted, None, "{}", game.reason);
+    assert!(
+        game.stats.iter().flatten().all(|s| s.score.is_some()),
+        "scores still parsed"
+    );
+}
+
+#[tokio::test]
+async fn a_late_bestmove_never_leaks_into_the_next_game() {
+    // White overruns its clock on its second move and answers 600 ms later, when the runner
+    // has already flagged it. The same process then plays on: the stale `bestmove` must be
+    // discarded, not read as the first move of the next game.
+    let mut w = Player::start(&fixture(&["late=2"])).await.unwrap();
+    let mut b = Player::start(&fixture(&["--seed", "7"])).await.unwrap();
+    let opening = Opening::startpos();
+    let tc = TimeControl {
+        clock: Some("0.3+0.1".parse().unwrap()),
+        ..TimeControl::default()
+    };
+    let spec = GameSpec {
+        opening: &opening,
+        time_controls: [&tc, &tc],
+        time_margin: Duration::from_millis(20),
+        adjudication: Adjudication {
+            maxmoves: Some(10),
+            ..Adjudication::default()
+        },
+        rules: RuleSet::default(),
+    };
+    w.new_game().await.unwrap();
+    b.new_game().await.unwrap();
+    let first = play_game(&mut w, &mut b, ["w", "b"], &spec).await;
+    assert_eq!(
+        first.outcome.termination,
+        Termination::TimeForfeit,
+        "{}",
+        first.reason
+    );
+    assert_eq!(first.faulted, Some(Color::White));
+    w.new_game()
+        .await
+        .expect("the stale bestmove is drained by the sync");
+    b.new_game().await.unwrap();
+    let second = play_game(&mut w, &mut b, ["w", "b"], &spec).await;
+    assert_eq!(second.faulted, None, "{}", second.reason);
+    assert_eq!(second.plies(), 20, "played to the move limit");
+}
+
+#[tokio::test]
+async fn handshake_faults_are_reported_not_hung() {
+    for fault in ["no-uciok", "no-readyok"] {
+        let err = Player::start(&fixture(&[fault])).await.err().expect(fault);
+        assert!(
+            matches!(err, EngineFault::Stalled { .. }),
+            "{fault}: {err:?}"
+        );
+    }
+    let missing = PlayerSpec {
+        kind: PlayerKind::Uci(ProcessSpec {
+            cmd: "/nonexistent/engine".into(),
+            ..ProcessSpec::default()
+        }),
+        ..fixture(&[])
+    };
+    let err = Player::start(&missing).await.err().expect("no such file");
+    assert!(err.to_string().contains("/nonexistent/engine"), "{err}");
+}
+
+#[tokio::test]
+async fn dropping_a_player_ends_its_process() {
+    let player = Player::start(&fixture(&[])).await.unwrap();
+    let Player::Uci(engine) = &player;
+    let pid = engine.pid().expect("running");
+    drop(player);
+    let proc_path = format!("/proc/{pid}");
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let zombie_or_gone = std::fs::read_to_string(format!("{proc_path}/stat"))
+            .map_or(true, |s| s.contains(") Z "));
+        if zombie_or_gone {
+            return;
+        }
+    }
+    panic!("engine process {pid} still running after drop");
+}
