@@ -1,0 +1,58 @@
+//! staunton: arbiter's own chess engine, a classical alpha-beta searcher whose every
+//! evaluation weight and search constant is a named, tunable parameter.
+//!
+//! It exists so that every part of arbiter can be shown end to end on an engine users can
+//! change: the tuner (`tune`) perturbs its [`Params`], the match runner plays it either as a
+//! UCI process (the `staunton` binary) or in process through [`Engine`], and its `bench`
+//! node count is the behavioural signature the fleet checks (see DESIGN.md).
+//!
+//! # Playing in process
+//!
+//! ```
+//! use std::sync::atomic::AtomicBool;
+//! use arbiter_rules::Position;
+//! use staunton::{Engine, Limits, Params};
+//!
+//! let mut engine = Engine::new(Params::default(), 1); // 1 MiB hash
+//! engine.new_game();
+//! let history = [Position::starting()]; // the game so far; last = position to search
+//! let stop = AtomicBool::new(false);
+//! let result = engine.search(&history, &Limits::depth(6), &stop, &mut |_info| {});
+//! assert!(result.best_move.is_some());
+//! ```
+//!
+//! - [`Engine::new`]`(params, hash_mb)`; [`Engine::new_game`] (what `ucinewgame` does: clears
+//!   the hash table and move-ordering memory); [`Engine::set_hash`]; [`Engine::params`] /
+//!   [`Engine::set_params`]; [`Engine::evaluate`] (static eval, side to move's view).
+//! - [`Engine::search`]`(history, limits, stop, on_info) -> SearchResult` searches the last
+//!   position of `history`; [`Engine::search_game`] takes an [`arbiter_rules::Game`].
+//!   [`Limits`] combine `depth`, `nodes`, `movetime`, `clock` ([`ClockLimits`]), `infinite`,
+//!   `move_overhead` and `searchmoves`; the search stops at the first one reached or when
+//!   `stop` turns true. `on_info` receives a [`SearchInfo`] per completed iteration.
+//! - [`SearchResult`] has `best_move` (`None` only with no legal move), `ponder`, `score`
+//!   ([`Score::Cp`] or [`Score::Mate`] in moves), `depth`, `seldepth`, `nodes`, `elapsed`, `pv`.
+//!
+//! Instances share nothing mutable: any number may search at once on different threads. A
+//! search needs about 1 MiB of thread stack at most (default Rust threads have 2 MiB). With
+//! depth or node limits and after `new_game`, a search is deterministic: the same move, score
+//! and node count every time. Time limits are the only source of variation.
+//!
+//! # Modules
+//! [`params`] (the single list of parameters), [`evaluate`], [`search`], [`movepick`], [`see`],
+//! [`tt`], [`timeman`], [`uci`] (the protocol loop of the binary), [`bench`].
+
+pub mod bench;
+mod engine;
+pub mod evaluate;
+pub mod movepick;
+pub mod params;
+pub mod search;
+pub mod see;
+pub mod timeman;
+pub mod tt;
+pub mod uci;
+
+pub use engine::{Engine, DEFAULT_HASH_MB};
+pub use params::{ParamError, ParamSpec, Params, PARAMS};
+pub use search::{Score, SearchInfo, SearchResult};
+pub use timeman::{ClockLimits, Limits};

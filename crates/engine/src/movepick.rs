@@ -1,0 +1,234 @@
+//! Move ordering: which move to search next.
+//!
+//! Alpha-beta is only as fast as its ordering is good, so every move gets a score and the best
+//! remaining one is picked each time (a selection sort that stops early when a move cuts off).
+//! The order: the transposition-table move; captures that do not lose material by SEE (most
+//! valuable victim first, least valuable attacker next) and queen promotions; the two killer
+//! moves of this ply; the countermove to the opponent's last move; other quiet moves by their
+//! history score; captures that lose material; under-promotions last.
+
+use arbiter_rules::{Color, Move, MoveList, Position, Role, MAX_MOVES};
+use arrayvec::ArrayVec;
+
+use crate::see::see_ge;
+use crate::tt::PackedMove;
+
+const TT_MOVE: i32 = 1_000_000_000;
+const GOOD_CAPTURE: i32 = 100_000_000;
+const KILLER: i32 = 50_000_000;
+const COUNTER: i32 = 49_000_000;
+const BAD_CAPTURE: i32 = -100_000_000;
+const UNDER_PROMOTION: i32 = -200_000_000;
+
+/// History scores stay within this magnitude (the update is a "gravity" formula that saturates).
+pub const HISTORY_MAX: i32 = 16_384;
+
+/// What the search has learned about quiet moves, kept from one search to the next within a
+/// game and cleared by a new game.
+#[derive(Clone)]
+pub struct Heuristics {
+    /// Butterfly history by side, from and to.
+    history: [[[i32; 64]; 64]; 2],
+    /// Two quiet moves per ply that caused a beta cutoff at that ply.
+    pub killers: [[Option<Move>; 2]; crate::search::MAX_PLY + 2],
+    /// The quiet reply that refuted a move, by the moved piece (colour, role) and its square.
+    counters: [[[Option<Move>; 64]; 6]; 2],
+}
+
+impl Heuristics {
+    pub fn new() -> Box<Heuristics> {
+        Box::new(Heuristics {
+            history: [[[0; 64]; 64]; 2],
+            killers: [[None; 2]; crate::search::MAX_PLY + 2],
+            counters: [[[None; 64]; 6]; 2],
+        })
+    }
+
+    pub fn clear(&mut self) {
+        *self = *Heuristics::new();
+    }
+
+    #[inline]
+    pub fn history(&self, side: Color, mv: Move) -> i32 {
+        self.history[side.index()][mv.from.index()][mv.to.index()]
+    }
+
+    /// Moves a history score towards ±HISTORY_MAX by `bonus`, less the closer it already is.
+    pub fn update_history(&mut self, side: Color, mv: Move, bonus: i32) {
+        let h = &mut self.history[side.index()][mv.from.index()][mv.to.index()];
+        let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
+        *h += bonus - *h * bonus.abs() / HISTORY_MAX;
+    }
+
+    pub fn store_killer(&mut self, ply: usize, mv: Move) {
+        let k = &mut self.killers[ply];
+        if k[0] != Some(mv) {
+            k[1] = k[0];
+            k[0] = Some(mv);
+        }
+    }
+
+    /// The remembered reply to `previous`, a move just played by `side`.
+    pub fn counter(&self, side: Color, previous: Option<Move>) -> Option<Move> {
+        let prev = previous?;
+        self.counters[side.index()][prev.role.index()][prev.to.index()]
+    }
+
+    pub fn store_counter(&mut self, side: Color, previous: Option<Move>, reply: Move) {
+        if let Some(prev) = previous {
+            self.counters[side.index()][prev.role.index()][prev.to.index()] = Some(reply);
+        }
+    }
+}
+
+/// A move and its ordering score.
+#[derive(Copy, Clone, Debug)]
+pub struct ScoredMove {
+    pub mv: Move,
+    pub score: i32,
+}
+
+/// The moves of one node, handed out best first.
+pub struct MovePicker {
+    moves: ArrayVec<ScoredMove, MAX_MOVES>,
+    next: usize,
+}
+
+/// What the main search knows that helps order a node's moves.
+pub struct OrderingHints {
+    pub tt_move: PackedMove,
+    pub killers: [Option<Move>; 2],
+    pub counter: Option<Move>,
+}
+
+#[inline]
+fn mvv_lva(mv: Move, values: &[i32; 6]) -> i32 {
+    let victim = mv.capture.map_or(0, |r| values[r.index()]);
+    let promo = mv.promotion.map_or(0, |r| values[r.index()]);
+    (victim + promo) * 8 - mv.role.index() as i32
+}
+
+impl MovePicker {
+    /// All legal moves of a main-search node.
+    pub fn new(
+        pos: &Position,
+        moves: &MoveList,
+        hints: &OrderingHints,
+        heur: &Heuristics,
+        values: &[i32; 6],
+    ) -> MovePicker {
+        let side = pos.turn();
+        let mut list = ArrayVec::new();
+        for &mv in moves {
+            let score = if hints.tt_move.is(mv) {
+                TT_MOVE
+            } else if mv.promotion.is_some_and(|r| r != Role::Queen) {
+                UNDER_PROMOTION + mvv_lva(mv, values)
+            } else if mv.is_tactical() {
+                if see_ge(pos, mv, 0, values) {
+                    GOOD_CAPTURE + mvv_lva(mv, values)
+                } else {
+                    BAD_CAPTURE + mvv_lva(mv, values)
+                }
+            } else if hints.killers[0] == Some(mv) {
+                KILLER + 1
+            } else if hints.killers[1] == Some(mv) {
+                KILLER
+            } else if hints.counter == Some(mv) {
+                COUNTER
+            } else {
+                heur.history(side, mv)
+            };
+            list.push(ScoredMove { mv, score });
+        }
+        MovePicker {
+            moves: list,
+            next: 0,
+        }
+    }
+
+    /// Quiescence: captures (or, in check, every evasion) by MVV-LVA, hash move first.
+    pub fn new_tactical(moves: &MoveList, tt_move: PackedMove, values: &[i32; 6]) -> MovePicker {
+        let list = moves
+            .iter()
+            .map(|&mv| ScoredMove {
+                mv,
+                score: if tt_move.is(mv) {
+                    TT_MOVE
+                } else {
+                    mvv_lva(mv, values)
+                },
+            })
+            .collect();
+        MovePicker {
+            moves: list,
+            next: 0,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.moves.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.moves.is_empty()
+    }
+}
+
+impl Iterator for MovePicker {
+    type Item = ScoredMove;
+
+    #[inline]
+    fn next(&mut self) -> Option<ScoredMove> {
+        let rest = &mut self.moves[self.next..];
+        let (best, _) = rest
+            .iter()
+            .enumerate()
+            .max_by_key(|(i, m)| (m.score, std::cmp::Reverse(*i)))?;
+        rest.swap(0, best);
+        self.next += 1;
+        Some(self.moves[self.next - 1])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbiter_rules::uci::{move_to_uci, parse_uci_move};
+
+    #[test]
+    fn order_tt_good_captures_killers_quiets_bad_captures() {
+        // The pawn on d5 is defended by e6: exd5 trades evenly (a good capture), Nxd5 and
+        // Qxd5 lose the piece (bad captures, queen last).
+        let pos = Position::from_fen("4k3/8/4p3/3p4/4P3/2N5/8/3QK3 w - - 0 1").unwrap();
+        let moves = pos.legal_moves();
+        let killer = parse_uci_move(&pos, "e1f2").unwrap();
+        let hints = OrderingHints {
+            tt_move: PackedMove::new(parse_uci_move(&pos, "c3b5").unwrap()),
+            killers: [Some(killer), None],
+            counter: None,
+        };
+        let heur = Heuristics::new();
+        let values = [100, 325, 325, 500, 950, 0];
+        let order: Vec<String> = MovePicker::new(&pos, &moves, &hints, &heur, &values)
+            .map(|m| move_to_uci(Some(m.mv)))
+            .collect();
+        assert_eq!(order.len(), moves.len());
+        assert_eq!(order[0], "c3b5");
+        assert_eq!(order[1], "e4d5");
+        assert_eq!(order[2], "e1f2");
+        assert_eq!(order[order.len() - 2..], ["c3d5", "d1d5"]);
+    }
+
+    #[test]
+    fn history_saturates() {
+        let pos = Position::starting();
+        let mv = parse_uci_move(&pos, "e2e4").unwrap();
+        let mut heur = Heuristics::new();
+        for _ in 0..1000 {
+            heur.update_history(Color::White, mv, 2000);
+        }
+        let h = heur.history(Color::White, mv);
+        assert!(h > HISTORY_MAX / 2 && h <= HISTORY_MAX, "{h}");
+    }
+}

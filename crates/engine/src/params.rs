@@ -1,0 +1,606 @@
+//! Every tunable number of staunton, declared once.
+//!
+//! The `declare_params!` table below is the only place a parameter exists. From it come the
+//! [`Params`] struct and its defaults, the [`PARAMS`] specs (name, default, range, SPSA step),
+//! the UCI `option` lines, `setoption` by name, TOML load/save, the fishtest SPSA lines and the
+//! JSON dump. Adding a parameter is one line in the table; a test keeps every list in sync.
+//!
+//! All values are integers. Evaluation weights are centipawns, split into middlegame (`_mg`)
+//! and endgame (`_eg`) halves that the evaluation tapers between. Search constants say their
+//! unit in their doc line. Piece values are shown in pawns (1.00, 3.25 ...) where users read
+//! them ([`Params::describe`]).
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// What is known about one parameter besides its current value.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct ParamSpec {
+    pub name: &'static str,
+    pub default: i32,
+    pub min: i32,
+    pub max: i32,
+    /// SPSA's final perturbation size (fishtest's `c_end`).
+    pub c_end: f64,
+    /// SPSA's final learning rate (fishtest's `r_end`).
+    pub r_end: f64,
+    pub doc: &'static str,
+}
+
+impl ParamSpec {
+    /// Piece values, which users read in pawns.
+    pub fn is_piece_value(&self) -> bool {
+        MATERIAL
+            .iter()
+            .any(|(mg, eg)| *mg == self.name || *eg == self.name)
+    }
+}
+
+/// A parameter name or value that cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParamError {
+    #[error("unknown parameter {0:?}")]
+    Unknown(String),
+    #[error("parameter {name}: expected an integer, found {text:?}")]
+    NotANumber { name: String, text: String },
+    #[error("parameter {name}: {value} is outside its range {min}..={max}")]
+    OutOfRange {
+        name: String,
+        value: i64,
+        min: i32,
+        max: i32,
+    },
+    #[error("{path}: {message}")]
+    File { path: String, message: String },
+}
+
+macro_rules! declare_params {
+    ($( $(#[doc = $doc:literal])+ $field:ident = $default:expr, $min:expr, $max:expr, $c_end:expr, $r_end:expr; )*) => {
+        /// The values of every parameter; see the module docs. Field names are the parameter
+        /// names used by UCI, TOML, JSON and SPSA.
+        #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+        #[serde(default, deny_unknown_fields)]
+        pub struct Params {
+            $( $(#[doc = $doc])+ pub $field: i32, )*
+        }
+
+        impl Default for Params {
+            fn default() -> Params {
+                Params { $( $field: $default, )* }
+            }
+        }
+
+        /// The spec of every parameter, in declaration order.
+        pub const PARAMS: &[ParamSpec] = &[
+            $( ParamSpec {
+                name: stringify!($field),
+                default: $default,
+                min: $min,
+                max: $max,
+                c_end: $c_end,
+                r_end: $r_end,
+                doc: concat!($($doc),+),
+            }, )*
+        ];
+
+        /// How many parameters there are.
+        pub const PARAM_COUNT: usize = PARAMS.len();
+
+        impl Params {
+            /// The values in declaration order (the order of [`PARAMS`]).
+            pub fn values(&self) -> [i32; PARAM_COUNT] {
+                [ $( self.$field, )* ]
+            }
+
+            fn slots_mut(&mut self) -> [&mut i32; PARAM_COUNT] {
+                [ $( &mut self.$field, )* ]
+            }
+        }
+    };
+}
+
+// name = default, min, max, c_end, r_end;
+declare_params! {
+    // ---- Material (centipawns). Classical values: 1, 3.25, 3.25, 5, 9.5 pawns.
+    /// Pawn value, middlegame.
+    pawn_mg = 100, 50, 200, 5.0, 0.002;
+    /// Pawn value, endgame.
+    pawn_eg = 115, 50, 250, 5.0, 0.002;
+    /// Knight value, middlegame.
+    knight_mg = 325, 200, 500, 12.0, 0.002;
+    /// Knight value, endgame.
+    knight_eg = 310, 200, 500, 12.0, 0.002;
+    /// Bishop value, middlegame.
+    bishop_mg = 325, 200, 500, 12.0, 0.002;
+    /// Bishop value, endgame.
+    bishop_eg = 335, 200, 500, 12.0, 0.002;
+    /// Rook value, middlegame.
+    rook_mg = 500, 300, 750, 18.0, 0.002;
+    /// Rook value, endgame.
+    rook_eg = 530, 300, 800, 18.0, 0.002;
+    /// Queen value, middlegame.
+    queen_mg = 950, 600, 1400, 30.0, 0.002;
+    /// Queen value, endgame.
+    queen_eg = 980, 600, 1400, 30.0, 0.002;
+
+    // ---- Piece-square shapes: each table is built from these few weights.
+    /// Pawn bonus per rank advanced, middlegame.
+    pawn_advance_mg = 2, -10, 20, 1.0, 0.002;
+    /// Pawn bonus per rank advanced, endgame.
+    pawn_advance_eg = 8, -10, 30, 1.5, 0.002;
+    /// Bonus for a pawn that has left its start square, per step of file centrality (d/e = 3).
+    pawn_center_mg = 6, 0, 30, 1.0, 0.002;
+    /// Knight bonus per step of centrality (0 on the corners, 6 in the centre), middlegame.
+    knight_center_mg = 6, 0, 20, 1.0, 0.002;
+    /// Knight bonus per step of centrality, endgame.
+    knight_center_eg = 5, 0, 20, 1.0, 0.002;
+    /// Bishop bonus per step of centrality, middlegame.
+    bishop_center_mg = 3, 0, 20, 1.0, 0.002;
+    /// Bishop bonus per step of centrality, endgame.
+    bishop_center_eg = 3, 0, 20, 1.0, 0.002;
+    /// Rook on the seventh rank, middlegame.
+    rook_seventh_mg = 12, 0, 60, 3.0, 0.002;
+    /// Rook on the seventh rank, endgame.
+    rook_seventh_eg = 20, 0, 60, 3.0, 0.002;
+    /// Rook bonus per step of file centrality, middlegame.
+    rook_center_file_mg = 3, 0, 20, 1.0, 0.002;
+    /// Queen bonus per step of centrality, middlegame.
+    queen_center_mg = 1, 0, 20, 1.0, 0.002;
+    /// Queen bonus per step of centrality, endgame.
+    queen_center_eg = 4, 0, 20, 1.0, 0.002;
+    /// King penalty per rank away from its first rank, middlegame.
+    king_advance_mg = 15, 0, 60, 2.0, 0.002;
+    /// King penalty per step of file centrality (e-file worst), middlegame.
+    king_center_file_mg = 10, 0, 40, 2.0, 0.002;
+    /// King bonus per step of centrality, endgame.
+    king_center_eg = 10, 0, 40, 2.0, 0.002;
+
+    // ---- Mobility: per safe square reached, relative to a typical count.
+    /// Knight mobility, middlegame.
+    knight_mob_mg = 4, 0, 20, 1.0, 0.002;
+    /// Knight mobility, endgame.
+    knight_mob_eg = 4, 0, 20, 1.0, 0.002;
+    /// Bishop mobility, middlegame.
+    bishop_mob_mg = 5, 0, 20, 1.0, 0.002;
+    /// Bishop mobility, endgame.
+    bishop_mob_eg = 5, 0, 20, 1.0, 0.002;
+    /// Rook mobility, middlegame.
+    rook_mob_mg = 2, 0, 20, 1.0, 0.002;
+    /// Rook mobility, endgame.
+    rook_mob_eg = 4, 0, 20, 1.0, 0.002;
+    /// Queen mobility, middlegame.
+    queen_mob_mg = 1, 0, 10, 0.5, 0.002;
+    /// Queen mobility, endgame.
+    queen_mob_eg = 2, 0, 10, 0.5, 0.002;
+
+    // ---- Pawn structure (penalties are subtracted).
+    /// Doubled pawn penalty, middlegame.
+    doubled_mg = 10, 0, 50, 2.0, 0.002;
+    /// Doubled pawn penalty, endgame.
+    doubled_eg = 20, 0, 60, 2.0, 0.002;
+    /// Isolated pawn penalty, middlegame.
+    isolated_mg = 10, 0, 50, 2.0, 0.002;
+    /// Isolated pawn penalty, endgame.
+    isolated_eg = 12, 0, 50, 2.0, 0.002;
+    /// Pawn defended by a pawn or standing beside one, middlegame.
+    connected_mg = 6, 0, 30, 1.0, 0.002;
+    /// Pawn defended by a pawn or standing beside one, endgame.
+    connected_eg = 4, 0, 30, 1.0, 0.002;
+    /// Passed pawn on its relative rank 2, middlegame.
+    passed_r2_mg = 2, 0, 50, 2.0, 0.002;
+    /// Passed pawn on rank 3, middlegame.
+    passed_r3_mg = 4, 0, 60, 2.0, 0.002;
+    /// Passed pawn on rank 4, middlegame.
+    passed_r4_mg = 8, 0, 80, 3.0, 0.002;
+    /// Passed pawn on rank 5, middlegame.
+    passed_r5_mg = 18, 0, 100, 4.0, 0.002;
+    /// Passed pawn on rank 6, middlegame.
+    passed_r6_mg = 35, 0, 150, 5.0, 0.002;
+    /// Passed pawn on rank 7, middlegame.
+    passed_r7_mg = 60, 0, 200, 6.0, 0.002;
+    /// Passed pawn on rank 2, endgame.
+    passed_r2_eg = 10, 0, 50, 2.0, 0.002;
+    /// Passed pawn on rank 3, endgame.
+    passed_r3_eg = 15, 0, 80, 3.0, 0.002;
+    /// Passed pawn on rank 4, endgame.
+    passed_r4_eg = 28, 0, 120, 4.0, 0.002;
+    /// Passed pawn on rank 5, endgame.
+    passed_r5_eg = 50, 0, 160, 5.0, 0.002;
+    /// Passed pawn on rank 6, endgame.
+    passed_r6_eg = 80, 0, 220, 6.0, 0.002;
+    /// Passed pawn on rank 7, endgame.
+    passed_r7_eg = 120, 0, 300, 8.0, 0.002;
+    /// Passed pawn, endgame: per square the enemy king is farther than ours from its stop square.
+    passed_king_dist_eg = 5, 0, 30, 1.0, 0.002;
+    /// Passed pawn whose stop square is occupied, endgame penalty.
+    passed_blocked_eg = 10, 0, 60, 2.0, 0.002;
+
+    // ---- Pieces.
+    /// Bishop pair, middlegame.
+    bishop_pair_mg = 30, 0, 100, 4.0, 0.002;
+    /// Bishop pair, endgame.
+    bishop_pair_eg = 50, 0, 120, 4.0, 0.002;
+    /// Rook on a file without pawns, middlegame.
+    rook_open_mg = 25, 0, 80, 3.0, 0.002;
+    /// Rook on a file without pawns, endgame.
+    rook_open_eg = 10, 0, 60, 2.0, 0.002;
+    /// Rook on a file without own pawns, middlegame.
+    rook_semiopen_mg = 12, 0, 60, 2.0, 0.002;
+    /// Rook on a file without own pawns, endgame.
+    rook_semiopen_eg = 6, 0, 40, 2.0, 0.002;
+    /// A pawn attacking an enemy piece, middlegame.
+    threat_pawn_mg = 40, 0, 120, 4.0, 0.002;
+    /// A pawn attacking an enemy piece, endgame.
+    threat_pawn_eg = 30, 0, 120, 4.0, 0.002;
+    /// A knight or bishop attacking an enemy rook or queen, middlegame.
+    threat_minor_mg = 25, 0, 100, 3.0, 0.002;
+    /// A knight or bishop attacking an enemy rook or queen, endgame.
+    threat_minor_eg = 20, 0, 100, 3.0, 0.002;
+
+    // ---- King safety (middlegame only).
+    /// Attack units per king-zone square a knight attacks.
+    ks_knight = 2, 0, 10, 0.5, 0.002;
+    /// Attack units per king-zone square a bishop attacks.
+    ks_bishop = 2, 0, 10, 0.5, 0.002;
+    /// Attack units per king-zone square a rook attacks.
+    ks_rook = 3, 0, 10, 0.5, 0.002;
+    /// Attack units per king-zone square a queen attacks.
+    ks_queen = 5, 0, 15, 0.5, 0.002;
+    /// King attack scale: with two or more attackers the bonus is units² × scale / 64.
+    ks_scale = 10, 0, 60, 2.0, 0.002;
+    /// Own pawn directly in front of the king (its file or a neighbour), middlegame.
+    shield_near_mg = 12, 0, 50, 2.0, 0.002;
+    /// Own pawn two squares in front of the king, middlegame.
+    shield_far_mg = 6, 0, 40, 2.0, 0.002;
+    /// File at or next to the king without own pawns, middlegame penalty.
+    king_open_file_mg = 15, 0, 60, 2.0, 0.002;
+
+    // ---- Whole-position terms.
+    /// Bonus for the side to move (centipawns).
+    tempo = 15, 0, 50, 2.0, 0.002;
+    /// Endgame scale (of 64) when the stronger side has no pawns and at most a minor more.
+    drawish_scale = 16, 0, 64, 3.0, 0.002;
+
+    // ---- Search constants.
+    /// Aspiration window half-width at the start of an iteration (centipawns).
+    asp_delta = 15, 5, 80, 2.0, 0.002;
+    /// Null-move reduction: base plies.
+    nmp_base = 3, 1, 6, 0.5, 0.002;
+    /// Null-move reduction: one more ply per this many plies of depth.
+    nmp_depth_div = 4, 2, 10, 0.5, 0.002;
+    /// Null-move reduction: one more ply per this many centipawns of eval above beta (max 3).
+    nmp_eval_div = 200, 50, 600, 20.0, 0.002;
+    /// Reverse futility pruning: deepest depth it applies at.
+    rfp_depth = 8, 1, 12, 0.5, 0.002;
+    /// Reverse futility pruning: margin per ply of depth (centipawns).
+    rfp_margin = 75, 20, 200, 6.0, 0.002;
+    /// Futility pruning: deepest depth it applies at.
+    fut_depth = 6, 1, 10, 0.5, 0.002;
+    /// Futility pruning: base margin (centipawns).
+    fut_base = 80, 0, 300, 10.0, 0.002;
+    /// Futility pruning: margin per ply of depth (centipawns).
+    fut_margin = 90, 20, 250, 8.0, 0.002;
+    /// Late-move pruning: deepest depth it applies at.
+    lmp_depth = 8, 1, 12, 0.5, 0.002;
+    /// Late-move pruning: quiet moves allowed at depth d are base + d² (halved when not improving).
+    lmp_base = 3, 0, 12, 0.5, 0.002;
+    /// Late-move reductions: constant term, in hundredths of a ply.
+    lmr_base = 75, 0, 200, 8.0, 0.002;
+    /// Late-move reductions: ln(depth) × ln(move number) is divided by this, in hundredths.
+    lmr_div = 225, 100, 400, 12.0, 0.002;
+    /// Late-move reductions: history points per ply of reduction removed or added.
+    lmr_history_div = 8192, 2048, 32768, 512.0, 0.002;
+    /// SEE pruning of quiet moves: allowed loss per ply of depth (centipawns).
+    see_quiet_margin = 60, 0, 200, 6.0, 0.002;
+    /// SEE pruning of captures: allowed loss per ply² of depth (centipawns).
+    see_capture_margin = 20, 0, 100, 3.0, 0.002;
+    /// Quiescence delta pruning margin (centipawns).
+    qs_delta_margin = 200, 0, 600, 15.0, 0.002;
+    /// Internal iterative reduction: shallowest depth at which a node without a hash move is
+    /// searched one ply less.
+    iir_depth = 4, 2, 10, 0.5, 0.002;
+}
+
+/// The (middlegame, endgame) names of the piece values, pawn to queen.
+const MATERIAL: [(&str, &str); 5] = [
+    ("pawn_mg", "pawn_eg"),
+    ("knight_mg", "knight_eg"),
+    ("bishop_mg", "bishop_eg"),
+    ("rook_mg", "rook_eg"),
+    ("queen_mg", "queen_eg"),
+];
+
+/// The spec of the parameter named `name`, compared case-insensitively as UCI option names are.
+pub fn spec(name: &str) -> Option<(usize, &'static ParamSpec)> {
+    PARAMS
+        .iter()
+        .enumerate()
+        .find(|(_, spec)| spec.name.eq_ignore_ascii_case(name))
+}
+
+impl Params {
+    /// The value of the parameter named `name` (case-insensitive).
+    pub fn get(&self, name: &str) -> Option<i32> {
+        spec(name).map(|(i, _)| self.values()[i])
+    }
+
+    /// Sets the parameter named `name` (case-insensitive), checking its range.
+    pub fn set(&mut self, name: &str, value: i64) -> Result<(), ParamError> {
+        let (i, spec) = spec(name).ok_or_else(|| ParamError::Unknown(name.to_owned()))?;
+        if value < i64::from(spec.min) || value > i64::from(spec.max) {
+            return Err(ParamError::OutOfRange {
+                name: spec.name.to_owned(),
+                value,
+                min: spec.min,
+                max: spec.max,
+            });
+        }
+        *self.slots_mut()[i] = value as i32;
+        Ok(())
+    }
+
+    /// Sets a parameter from text, as `setoption name X value Y` gives it.
+    pub fn set_text(&mut self, name: &str, text: &str) -> Result<(), ParamError> {
+        let canonical = spec(name).map_or(name, |(_, s)| s.name);
+        let value = text
+            .trim()
+            .parse::<i64>()
+            .map_err(|_| ParamError::NotANumber {
+                name: canonical.to_owned(),
+                text: text.to_owned(),
+            })?;
+        self.set(name, value)
+    }
+
+    /// Checks every value against its range; the first violation is the error.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        for (spec, value) in PARAMS.iter().zip(self.values()) {
+            if value < spec.min || value > spec.max {
+                return Err(ParamError::OutOfRange {
+                    name: spec.name.to_owned(),
+                    value: value.into(),
+                    min: spec.min,
+                    max: spec.max,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads parameters from TOML text: `name = value` lines, any subset (the rest keep their
+    /// defaults); unknown names and out-of-range values are errors.
+    pub fn from_toml(text: &str) -> Result<Params, ParamError> {
+        let params: Params = toml::from_str(text).map_err(|e| ParamError::File {
+            path: "<toml>".to_owned(),
+            message: e.to_string().trim_end().to_owned(),
+        })?;
+        params.validate()?;
+        Ok(params)
+    }
+
+    /// Reads a TOML parameter file; errors name the file.
+    pub fn load(path: &Path) -> Result<Params, ParamError> {
+        let with_path = |message: String| ParamError::File {
+            path: path.display().to_string(),
+            message,
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| with_path(e.to_string()))?;
+        Params::from_toml(&text).map_err(|e| match e {
+            ParamError::File { message, .. } => with_path(message),
+            other => with_path(other.to_string()),
+        })
+    }
+
+    /// Every parameter as TOML, one `name = value` line each, in declaration order.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("a struct of integers is valid TOML")
+    }
+
+    /// Writes [`Params::to_toml`] to a file.
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        std::fs::write(path, self.to_toml())
+    }
+
+    /// fishtest's SPSA input: one `name, int, value, min, max, c_end, r_end` line per parameter.
+    pub fn to_spsa(&self) -> String {
+        let mut out = String::new();
+        for (spec, value) in PARAMS.iter().zip(self.values()) {
+            let _ = writeln!(
+                out,
+                "{}, int, {}, {}, {}, {}, {}",
+                spec.name, value, spec.min, spec.max, spec.c_end, spec.r_end
+            );
+        }
+        out
+    }
+
+    /// A JSON array of every parameter with its value and spec.
+    pub fn to_json(&self) -> String {
+        let list: Vec<serde_json::Value> = PARAMS
+            .iter()
+            .zip(self.values())
+            .map(|(spec, value)| {
+                serde_json::json!({
+                    "name": spec.name,
+                    "value": value,
+                    "default": spec.default,
+                    "min": spec.min,
+                    "max": spec.max,
+                    "c_end": spec.c_end,
+                    "r_end": spec.r_end,
+                    "doc": spec.doc.trim(),
+                })
+            })
+            .collect();
+        serde_json::to_string_pretty(&list).expect("JSON values serialise")
+    }
+
+    /// UCI `option` lines for every parameter.
+    pub fn uci_options(&self) -> Vec<String> {
+        PARAMS
+            .iter()
+            .zip(self.values())
+            .map(|(spec, value)| {
+                format!(
+                    "option name {} type spin default {} min {} max {}",
+                    spec.name, value, spec.min, spec.max
+                )
+            })
+            .collect()
+    }
+
+    /// A table for people: name, value (piece values also in pawns), range and meaning.
+    pub fn describe(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{:<22} {:>6} {:>9} {:>13}  meaning",
+            "name", "value", "pawns", "range"
+        );
+        for (spec, value) in PARAMS.iter().zip(self.values()) {
+            let pawns = if spec.is_piece_value() {
+                format!("{:.2}", f64::from(value) / 100.0)
+            } else {
+                String::new()
+            };
+            let range = format!("{}..{}", spec.min, spec.max);
+            let _ = writeln!(
+                out,
+                "{:<22} {:>6} {:>9} {:>13}  {}",
+                spec.name,
+                value,
+                pawns,
+                range,
+                spec.doc.trim()
+            );
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_in_range_and_names_unique() {
+        Params::default().validate().unwrap();
+        for (i, a) in PARAMS.iter().enumerate() {
+            assert_eq!(a.default, Params::default().values()[i]);
+            assert!(a.min < a.max, "{}", a.name);
+            assert!(a.c_end > 0.0 && a.r_end > 0.0, "{}", a.name);
+            for b in &PARAMS[i + 1..] {
+                assert!(!a.name.eq_ignore_ascii_case(b.name), "{} twice", a.name);
+            }
+        }
+    }
+
+    #[test]
+    fn classical_piece_values() {
+        let p = Params::default();
+        assert_eq!(
+            [p.pawn_mg, p.knight_mg, p.bishop_mg, p.rook_mg, p.queen_mg],
+            [100, 325, 325, 500, 950]
+        );
+        assert!(p.describe().contains("3.25"));
+        assert!(p.describe().contains("9.50"));
+    }
+
+    #[test]
+    fn every_list_names_every_parameter() {
+        let p = Params::default();
+        let uci = p.uci_options();
+        let toml = p.to_toml();
+        let spsa = p.to_spsa();
+        let json: Vec<serde_json::Value> = serde_json::from_str(&p.to_json()).unwrap();
+        assert_eq!(uci.len(), PARAM_COUNT);
+        assert_eq!(spsa.lines().count(), PARAM_COUNT);
+        assert_eq!(json.len(), PARAM_COUNT);
+        assert_eq!(toml.lines().count(), PARAM_COUNT);
+        for (i, spec) in PARAMS.iter().enumerate() {
+            assert_eq!(
+                uci[i],
+                format!(
+                    "option name {} type spin default {} min {} max {}",
+                    spec.name, spec.default, spec.min, spec.max
+                )
+            );
+            assert_eq!(
+                toml.lines().nth(i).unwrap(),
+                format!("{} = {}", spec.name, spec.default)
+            );
+            let fields: Vec<&str> = spsa.lines().nth(i).unwrap().split(", ").collect();
+            assert_eq!(fields[0], spec.name);
+            assert_eq!(fields[1], "int");
+            assert_eq!(fields[2].parse::<i32>().unwrap(), spec.default);
+            assert_eq!(fields[3].parse::<i32>().unwrap(), spec.min);
+            assert_eq!(fields[4].parse::<i32>().unwrap(), spec.max);
+            assert_eq!(fields[5].parse::<f64>().unwrap(), spec.c_end);
+            assert_eq!(fields[6].parse::<f64>().unwrap(), spec.r_end);
+            assert_eq!(json[i]["name"], spec.name);
+            assert_eq!(json[i]["value"], spec.default);
+            assert_eq!(json[i]["min"], spec.min);
+            assert_eq!(json[i]["max"], spec.max);
+        }
+    }
+
+    #[test]
+    fn toml_and_setoption_round_trip_every_parameter() {
+        // Move every parameter to a different in-range value, through setoption-style text
+        // with the name in another case, then through TOML and back.
+        let mut p = Params::default();
+        for spec in PARAMS {
+            let value = if spec.default < spec.max {
+                spec.default + 1
+            } else {
+                spec.default - 1
+            };
+            p.set_text(&spec.name.to_uppercase(), &value.to_string())
+                .unwrap();
+            assert_eq!(p.get(spec.name), Some(value));
+        }
+        assert_ne!(p, Params::default());
+        let back = Params::from_toml(&p.to_toml()).unwrap();
+        assert_eq!(back, p);
+    }
+
+    #[test]
+    fn partial_toml_keeps_defaults_and_bad_files_are_explained() {
+        let p = Params::from_toml("knight_mg = 330\n").unwrap();
+        assert_eq!(p.knight_mg, 330);
+        assert_eq!(p.bishop_mg, Params::default().bishop_mg);
+        let err = Params::from_toml("knihgt_mg = 330\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("knihgt_mg"), "{err}");
+        let err = Params::from_toml("knight_mg = 5\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("knight_mg") && err.contains("200..=500"),
+            "{err}"
+        );
+        let err = Params::from_toml("knight_mg = \"x\"\n").unwrap_err();
+        assert!(matches!(err, ParamError::File { .. }));
+    }
+
+    #[test]
+    fn setoption_errors_say_what_was_wrong() {
+        let mut p = Params::default();
+        assert_eq!(
+            p.set_text("nope", "1"),
+            Err(ParamError::Unknown("nope".into()))
+        );
+        assert!(matches!(
+            p.set_text("Knight_MG", "abc"),
+            Err(ParamError::NotANumber { .. })
+        ));
+        assert!(matches!(
+            p.set("knight_mg", 10_000),
+            Err(ParamError::OutOfRange { .. })
+        ));
+        assert_eq!(p, Params::default());
+    }
+}

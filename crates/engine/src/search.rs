@@ -1,0 +1,841 @@
+//! The search: iterative deepening over a principal-variation alpha-beta search with a
+//! quiescence search at the leaves.
+//!
+//! [`Searcher`] is what one `go` builds: it borrows the engine's long-lived state (hash table,
+//! move-ordering heuristics, PV table) and adds the per-search state (node count, limits, the
+//! path of position keys for repetition). Nothing in the node functions allocates: move lists
+//! are fixed-capacity arrays on the stack, the PV lives in a preallocated triangular table and
+//! the key path in a fixed array.
+//!
+//! Scores are centipawns from the side to move's point of view; mate scores count plies from
+//! the root, `MATE - n` for mating in `n` plies.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use arbiter_rules::{Move, MoveKind, Position, Role, Square};
+use arrayvec::ArrayVec;
+
+use crate::evaluate::Evaluator;
+use crate::movepick::{Heuristics, MovePicker, OrderingHints, ScoredMove};
+use crate::params::Params;
+use crate::see::see_ge;
+use crate::timeman::{Limits, TimeManager};
+use crate::tt::{Bound, PackedMove, TranspositionTable};
+
+/// The deepest ply any line may reach.
+pub const MAX_PLY: usize = 128;
+/// The score of giving mate now; mate in `n` plies scores `MATE - n`.
+pub const MATE: i32 = 32_000;
+/// Scores beyond this are mate scores.
+pub const MATE_BOUND: i32 = MATE - 2 * MAX_PLY as i32;
+/// Above every score.
+pub const INFINITY: i32 = MATE + 1;
+/// The deepest iteration iterative deepening starts.
+pub const MAX_DEPTH: u32 = MAX_PLY as u32 - 8;
+
+/// Game positions before the root kept for repetition detection. A repetition needs no
+/// capture or pawn move in between, and the fifty-move rule ends games long before 256 plies.
+const KEY_HISTORY: usize = 256;
+
+/// A search score as UCI reports it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Score {
+    /// Centipawns from the side to move's point of view.
+    Cp(i32),
+    /// Mate in this many moves (not plies); negative when the side to move is being mated,
+    /// `Mate(0)` when it is checkmated already.
+    Mate(i32),
+}
+
+impl Score {
+    /// Converts an internal score (centipawns or `±(MATE - plies)`).
+    pub fn from_internal(score: i32) -> Score {
+        if score >= MATE_BOUND {
+            Score::Mate((MATE - score + 1) / 2)
+        } else if score <= -MATE_BOUND {
+            Score::Mate(-(MATE + score) / 2)
+        } else {
+            Score::Cp(score)
+        }
+    }
+
+    /// `cp 23` or `mate -3`, as in a UCI `info` line.
+    pub fn to_uci(self) -> String {
+        match self {
+            Score::Cp(cp) => format!("cp {cp}"),
+            Score::Mate(m) => format!("mate {m}"),
+        }
+    }
+}
+
+/// Progress reported after each completed iteration.
+#[derive(Clone, Debug)]
+pub struct SearchInfo<'a> {
+    pub depth: u32,
+    pub seldepth: u32,
+    pub score: Score,
+    pub nodes: u64,
+    pub elapsed: Duration,
+    /// Permille of the hash table written by this search.
+    pub hashfull: u32,
+    pub pv: &'a [Move],
+}
+
+impl SearchInfo<'_> {
+    /// Nodes per second so far.
+    pub fn nps(&self) -> u64 {
+        nps(self.nodes, self.elapsed)
+    }
+}
+
+pub(crate) fn nps(nodes: u64, elapsed: Duration) -> u64 {
+    let micros = elapsed.as_micros().max(1);
+    (u128::from(nodes) * 1_000_000 / micros) as u64
+}
+
+/// What a search found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchResult {
+    /// The move to play; `None` only when the root has no legal move.
+    pub best_move: Option<Move>,
+    /// The expected reply, if the PV has one.
+    pub ponder: Option<Move>,
+    pub score: Score,
+    /// The last completed iteration.
+    pub depth: u32,
+    pub seldepth: u32,
+    pub nodes: u64,
+    pub elapsed: Duration,
+    pub pv: Vec<Move>,
+}
+
+/// A placeholder that never becomes a real move: the PV table's filler.
+const NO_MOVE: Move = Move {
+    from: Square::A1,
+    to: Square::A1,
+    role: Role::Pawn,
+    capture: None,
+    promotion: None,
+    kind: MoveKind::Normal,
+};
+
+/// The triangular PV table: row `ply` holds the best line found from that ply.
+pub struct PvTable {
+    moves: [[Move; MAX_PLY + 1]; MAX_PLY + 1],
+    len: [usize; MAX_PLY + 1],
+}
+
+impl PvTable {
+    pub fn new() -> Box<PvTable> {
+        Box::new(PvTable {
+            moves: [[NO_MOVE; MAX_PLY + 1]; MAX_PLY + 1],
+            len: [0; MAX_PLY + 1],
+        })
+    }
+
+    #[inline]
+    fn clear(&mut self, ply: usize) {
+        self.len[ply] = ply;
+    }
+
+    /// `mv` followed by the line below it.
+    #[inline]
+    fn update(&mut self, ply: usize, mv: Move) {
+        self.moves[ply][ply] = mv;
+        let below = self.len[ply + 1].max(ply + 1);
+        let (head, tail) = self.moves.split_at_mut(ply + 1);
+        head[ply][ply + 1..below].copy_from_slice(&tail[0][ply + 1..below]);
+        self.len[ply] = below;
+    }
+
+    fn root(&self) -> &[Move] {
+        &self.moves[0][..self.len[0]]
+    }
+}
+
+/// Late-move reductions by depth and move number, from the parameters.
+pub type LmrTable = [[i32; 64]; 64];
+
+pub fn lmr_table(p: &Params) -> Box<LmrTable> {
+    let mut table = Box::new([[0; 64]; 64]);
+    let base = f64::from(p.lmr_base) / 100.0;
+    let div = f64::from(p.lmr_div) / 100.0;
+    for (depth, row) in table.iter_mut().enumerate().skip(1) {
+        for (count, r) in row.iter_mut().enumerate().skip(1) {
+            *r = (base + (depth as f64).ln() * (count as f64).ln() / div) as i32;
+        }
+    }
+    table
+}
+
+#[derive(Copy, Clone)]
+struct Frame {
+    /// Static evaluation, or `-INFINITY` when in check.
+    eval: i32,
+    /// The move played from this ply (`None`: a null move, or not yet).
+    mv: Option<Move>,
+    /// Plies since the last null move; repetition is not looked for across one.
+    plies_from_null: u32,
+}
+
+const NO_FRAME: Frame = Frame {
+    eval: -INFINITY,
+    mv: None,
+    plies_from_null: 0,
+};
+
+/// One search in progress.
+pub struct Searcher<'a> {
+    eval: &'a Evaluator,
+    params: &'a Params,
+    lmr: &'a LmrTable,
+    tt: &'a mut TranspositionTable,
+    heur: &'a mut Heuristics,
+    pv: &'a mut PvTable,
+    stop: &'a AtomicBool,
+    time: TimeManager,
+    values: [i32; 6],
+    node_limit: u64,
+    nodes: u64,
+    seldepth: usize,
+    aborted: bool,
+    /// False until the first iteration completes: there is always a move to play.
+    can_abort: bool,
+    keys: ArrayVec<u64, { KEY_HISTORY + MAX_PLY + 8 }>,
+    stack: [Frame; MAX_PLY + 4],
+    root_moves: &'a [Move],
+}
+
+impl<'a> Searcher<'a> {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        eval: &'a Evaluator,
+        lmr: &'a LmrTable,
+        tt: &'a mut TranspositionTable,
+        heur: &'a mut Heuristics,
+        pv: &'a mut PvTable,
+        stop: &'a AtomicBool,
+        time: TimeManager,
+        limits: &'a Limits,
+    ) -> Searcher<'a> {
+        Searcher {
+            params: eval.params(),
+            values: eval.see_values(),
+            eval,
+            lmr,
+            tt,
+            heur,
+            pv,
+            stop,
+            time,
+            node_limit: if limits.infinite {
+                u64::MAX
+            } else {
+                limits.nodes.unwrap_or(u64::MAX)
+            },
+            nodes: 0,
+            seldepth: 0,
+            aborted: false,
+            can_abort: false,
+            keys: ArrayVec::new(),
+            stack: [NO_FRAME; MAX_PLY + 4],
+            root_moves: &limits.searchmoves,
+        }
+    }
+
+    /// Iterative deepening from the last position of `history`, reporting each completed
+    /// iteration to `on_info`.
+    pub(crate) fn run(
+        &mut self,
+        history: &[Position],
+        limits: &Limits,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> SearchResult {
+        let root = *history.last().expect("a position to search");
+        let start = history.len().saturating_sub(KEY_HISTORY);
+        for pos in &history[start..] {
+            self.keys.push(pos.hash());
+        }
+        self.stack[0].plies_from_null = u32::MAX / 2;
+        self.tt.new_search();
+        for killers in self.heur.killers.iter_mut() {
+            *killers = [None, None];
+        }
+
+        let legal = root.legal_moves();
+        let searchable = legal
+            .iter()
+            .filter(|mv| self.root_moves.is_empty() || self.root_moves.contains(mv))
+            .count();
+        if searchable == 0 || legal.is_empty() {
+            return SearchResult {
+                best_move: None,
+                ponder: None,
+                score: if root.is_check() && legal.is_empty() {
+                    Score::Mate(0)
+                } else {
+                    Score::Cp(0)
+                },
+                depth: 0,
+                seldepth: 0,
+                nodes: 0,
+                elapsed: self.time.elapsed(),
+                pv: Vec::new(),
+            };
+        }
+        // With one legal move there is nothing to think about; a short search still gives a
+        // score for the referee's adjudication.
+        if searchable == 1 {
+            self.time.shorten(16);
+        }
+
+        let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+        let max_depth = if limits.infinite {
+            MAX_DEPTH
+        } else {
+            max_depth
+        };
+        let mut best: ArrayVec<Move, MAX_PLY> = ArrayVec::new();
+        let mut best_score = 0;
+        let mut completed = 0;
+        let mut seldepth = 0;
+        let mut stable_iterations = 0;
+
+        for depth in 1..=max_depth as i32 {
+            self.seldepth = 0;
+            let score = self.aspiration(&root, depth, best_score);
+            if self.aborted {
+                break;
+            }
+            let line = self.pv.root();
+            if line.is_empty() {
+                // Cannot happen after a full-window search with legal moves; keep what we have.
+                break;
+            }
+            if best.first() == line.first() {
+                stable_iterations += 1;
+            } else {
+                stable_iterations = 0;
+            }
+            best.clear();
+            best.extend(line.iter().copied());
+            best_score = score;
+            completed = depth as u32;
+            seldepth = self.seldepth as u32;
+            self.can_abort = true;
+            on_info(&SearchInfo {
+                depth: completed,
+                seldepth,
+                score: Score::from_internal(score),
+                nodes: self.nodes,
+                elapsed: self.time.elapsed(),
+                hashfull: self.tt.hashfull(),
+                pv: &best,
+            });
+            // Less time when the best move keeps standing, more while it changes.
+            let percent = match stable_iterations {
+                0 => 130,
+                1 => 100,
+                2 | 3 => 80,
+                _ => 60,
+            };
+            if self.time.soft_limit_reached(percent)
+                || self.nodes >= self.node_limit
+                || self.stop.load(Ordering::Relaxed)
+            {
+                break;
+            }
+        }
+
+        // `go infinite` reports its move only when told to stop.
+        if limits.infinite {
+            while !self.stop.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+        SearchResult {
+            best_move: best.first().copied(),
+            ponder: best.get(1).copied(),
+            score: Score::from_internal(best_score),
+            depth: completed,
+            seldepth,
+            nodes: self.nodes,
+            elapsed: self.time.elapsed(),
+            pv: best.to_vec(),
+        }
+    }
+
+    /// One iteration, first in a narrow window around the last score, widened on failure.
+    fn aspiration(&mut self, root: &Position, depth: i32, previous: i32) -> i32 {
+        let mut delta = self.params.asp_delta;
+        let (mut alpha, mut beta) = if depth >= 4 && previous.abs() < MATE_BOUND {
+            (previous - delta, previous + delta)
+        } else {
+            (-INFINITY, INFINITY)
+        };
+        loop {
+            let score = self.negamax(root, depth, alpha, beta, 0, false);
+            if self.aborted {
+                return score;
+            }
+            if score <= alpha {
+                beta = (alpha + beta) / 2;
+                alpha = (score - delta).max(-INFINITY);
+            } else if score >= beta {
+                beta = (score + delta).min(INFINITY);
+            } else {
+                return score;
+            }
+            delta += delta / 2;
+            if delta > 1000 {
+                alpha = -INFINITY;
+                beta = INFINITY;
+            }
+        }
+    }
+
+    /// Whether a limit has been reached; once true, every node returns at once.
+    #[inline]
+    fn should_abort(&mut self) -> bool {
+        if self.aborted {
+            return true;
+        }
+        if !self.can_abort {
+            return false;
+        }
+        if self.nodes >= self.node_limit
+            || (self.nodes & 2047 == 0
+                && (self.stop.load(Ordering::Relaxed) || self.time.hard_limit_reached()))
+        {
+            self.aborted = true;
+        }
+        self.aborted
+    }
+
+    /// A repetition of an earlier position on the path or in the game, since the last
+    /// irreversible move. One repetition is scored as a draw: the side that could avoid it
+    /// would have, so repeating is what best play gives.
+    fn is_repetition(&self, pos: &Position, ply: usize) -> bool {
+        let n = self.keys.len();
+        let window =
+            (pos.halfmove_clock().min(self.stack[ply].plies_from_null) as usize).min(n - 1);
+        let key = pos.hash();
+        (4..=window)
+            .step_by(2)
+            .any(|back| self.keys[n - 1 - back] == key)
+    }
+
+    fn is_draw(&self, pos: &Position, ply: usize) -> bool {
+        if pos.halfmove_clock() >= 100 {
+            // Mate given on the hundredth half-move still wins.
+            return !(pos.is_check() && !pos.has_legal_moves());
+        }
+        let board = pos.board();
+        let heavy =
+            board.by_role(Role::Pawn) | board.by_role(Role::Rook) | board.by_role(Role::Queen);
+        if board.occupied().count() <= 3 && heavy.is_empty() {
+            return true;
+        }
+        self.is_repetition(pos, ply)
+    }
+
+    fn has_non_pawn_material(pos: &Position) -> bool {
+        let board = pos.board();
+        (pos.us() - board.by_role(Role::Pawn) - board.by_role(Role::King)).any()
+    }
+
+    fn stat_bonus(depth: i32) -> i32 {
+        (16 * depth * depth + 32 * depth).min(1600)
+    }
+
+    /// The main search. `cut_node`: a zero-window node expected to fail high.
+    fn negamax(
+        &mut self,
+        pos: &Position,
+        mut depth: i32,
+        mut alpha: i32,
+        mut beta: i32,
+        ply: usize,
+        cut_node: bool,
+    ) -> i32 {
+        let pv_node = beta - alpha > 1;
+        let root = ply == 0;
+        self.pv.clear(ply);
+
+        // 1. Horizon: resolve captures before trusting a static evaluation.
+        if depth <= 0 {
+            return self.quiescence(pos, alpha, beta, ply);
+        }
+
+        // 2. Count the node and stop when a limit says so.
+        self.nodes += 1;
+        if self.should_abort() {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        let in_check = pos.is_check();
+
+        if !root {
+            // 3. Draws end the line: repetition, fifty moves, no mating material.
+            if self.is_draw(pos, ply) {
+                return 0;
+            }
+            if ply >= MAX_PLY - 1 {
+                return if in_check { 0 } else { self.eval.evaluate(pos) };
+            }
+            // 4. Mate distance pruning: nothing here beats a mate already found nearer the root.
+            alpha = alpha.max(-MATE + ply as i32);
+            beta = beta.min(MATE - ply as i32 - 1);
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+
+        // 5. Transposition table: a deep enough earlier result decides the node outright.
+        let key = pos.hash();
+        let tt_hit = self.tt.probe(key, ply);
+        let tt_move = tt_hit.map_or(PackedMove::NONE, |h| h.mv);
+        if let Some(hit) = tt_hit {
+            if !pv_node && hit.depth >= depth && bound_allows(hit.bound, hit.score, alpha, beta) {
+                return hit.score;
+            }
+        }
+
+        // 6. Static evaluation; a hash score with a fitting bound is a better guess.
+        let static_eval = if in_check {
+            -INFINITY
+        } else {
+            tt_hit.map_or_else(|| self.eval.evaluate(pos), |h| h.eval)
+        };
+        let eval = match tt_hit {
+            Some(h)
+                if !in_check && bound_allows(h.bound, h.score, static_eval, static_eval + 1) =>
+            {
+                h.score
+            }
+            _ => static_eval,
+        };
+        self.stack[ply].eval = static_eval;
+        self.stack[ply].mv = None;
+        let improving = !in_check && ply >= 2 && static_eval > self.stack[ply - 2].eval;
+
+        if !pv_node && !in_check {
+            // 7. Reverse futility: far enough above beta at low depth, the opponent will not
+            //    catch up.
+            let margin = self.params.rfp_margin * (depth - i32::from(improving));
+            if depth <= self.params.rfp_depth && eval - margin >= beta && eval < MATE_BOUND {
+                return eval;
+            }
+
+            // 8. Null move: if passing still beats beta, some real move will too. Not without
+            //    pieces, where zugzwang is common, and never twice in a row.
+            if depth >= 3
+                && eval >= beta
+                && static_eval >= beta
+                && beta > -MATE_BOUND
+                && (ply == 0 || self.stack[ply - 1].mv.is_some())
+                && Self::has_non_pawn_material(pos)
+            {
+                let p = self.params;
+                let r =
+                    p.nmp_base + depth / p.nmp_depth_div + ((eval - beta) / p.nmp_eval_div).min(3);
+                let null = pos.play_null().expect("not in check");
+                self.stack[ply + 1].plies_from_null = 0;
+                self.keys.push(null.hash());
+                let score =
+                    -self.negamax(&null, depth - 1 - r, -beta, -beta + 1, ply + 1, !cut_node);
+                self.keys.pop();
+                if self.aborted {
+                    return 0;
+                }
+                if score >= beta {
+                    return if score >= MATE_BOUND { beta } else { score };
+                }
+            }
+        }
+
+        // 9. Internal iterative reduction: without a hash move this node was not searched
+        //    before and is probably less important; search it shallower.
+        if depth >= self.params.iir_depth && tt_move.is_none() {
+            depth -= 1;
+        }
+
+        // 10. Generate and order the moves.
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            return if in_check { -MATE + ply as i32 } else { 0 };
+        }
+        let us = pos.turn();
+        let previous = if ply > 0 {
+            self.stack[ply - 1].mv
+        } else {
+            None
+        };
+        let hints = OrderingHints {
+            tt_move,
+            killers: self.heur.killers[ply],
+            counter: self.heur.counter(!us, previous),
+        };
+        let picker = MovePicker::new(pos, &moves, &hints, self.heur, &self.values);
+
+        let original_alpha = alpha;
+        let mut best_score = -INFINITY;
+        let mut best_move: Option<Move> = None;
+        let mut move_count = 0;
+        let mut skip_quiets = false;
+        let mut quiets_tried: ArrayVec<Move, 64> = ArrayVec::new();
+        let lmp_limit = (self.params.lmp_base + depth * depth) / if improving { 1 } else { 2 };
+
+        for ScoredMove { mv, .. } in picker {
+            if root && !self.root_moves.is_empty() && !self.root_moves.contains(&mv) {
+                continue;
+            }
+            let quiet = !mv.is_tactical();
+            if quiet && skip_quiets {
+                continue;
+            }
+            let mut child = *pos;
+            child.play_unchecked(mv);
+            let gives_check = child.is_check();
+
+            // 11. Shallow-depth pruning, once some move has saved us from being mated.
+            if !root && best_score > -MATE_BOUND {
+                if quiet && !gives_check {
+                    // Late-move pruning: late quiet moves at low depth rarely matter.
+                    if depth <= self.params.lmp_depth && move_count >= lmp_limit {
+                        skip_quiets = true;
+                        continue;
+                    }
+                    // Futility: this quiet move cannot lift the evaluation to alpha.
+                    if !in_check
+                        && depth <= self.params.fut_depth
+                        && eval + self.params.fut_base + self.params.fut_margin * depth <= alpha
+                    {
+                        skip_quiets = true;
+                        continue;
+                    }
+                    // SEE: the moved piece is simply lost.
+                    if depth <= 8
+                        && !see_ge(pos, mv, -self.params.see_quiet_margin * depth, &self.values)
+                    {
+                        continue;
+                    }
+                } else if !quiet
+                    && depth <= 8
+                    && !see_ge(
+                        pos,
+                        mv,
+                        -self.params.see_capture_margin * depth * depth,
+                        &self.values,
+                    )
+                {
+                    continue;
+                }
+            }
+            move_count += 1;
+
+            // 12. Check extension: forcing lines are searched a ply deeper.
+            let new_depth = depth - 1 + i32::from(gives_check);
+            self.stack[ply].mv = Some(mv);
+            self.stack[ply + 1].plies_from_null = self.stack[ply].plies_from_null + 1;
+            self.keys.push(child.hash());
+
+            // 13. Principal variation search with late-move reductions: the first move gets
+            //     the full window, later ones a zero window (reduced when late and quiet),
+            //     re-searched only if they surprise.
+            let score = if move_count == 1 {
+                -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, false)
+            } else {
+                let mut r = 0;
+                if depth >= 3 && move_count > 1 + i32::from(pv_node) && quiet {
+                    r = self.lmr[(depth as usize).min(63)][(move_count as usize).min(63)];
+                    r += i32::from(!pv_node) + i32::from(!improving) + i32::from(cut_node);
+                    r -= i32::from(gives_check || in_check);
+                    r -= i32::from(hints.killers.contains(&Some(mv)) || hints.counter == Some(mv));
+                    r -= self.heur.history(us, mv) / self.params.lmr_history_div;
+                    r = r.clamp(0, new_depth - 1);
+                }
+                let mut s = -self.negamax(&child, new_depth - r, -alpha - 1, -alpha, ply + 1, true);
+                if s > alpha && r > 0 {
+                    s = -self.negamax(&child, new_depth, -alpha - 1, -alpha, ply + 1, !cut_node);
+                }
+                if s > alpha && s < beta {
+                    s = -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, false);
+                }
+                s
+            };
+            self.keys.pop();
+            if self.aborted {
+                return 0;
+            }
+
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    best_move = Some(mv);
+                    self.pv.update(ply, mv);
+                    if score >= beta {
+                        // 14. A cutoff teaches move ordering: killers, countermove, history.
+                        if quiet {
+                            let bonus = Self::stat_bonus(depth);
+                            self.heur.store_killer(ply, mv);
+                            self.heur.store_counter(!us, previous, mv);
+                            self.heur.update_history(us, mv, bonus);
+                            for &tried in &quiets_tried {
+                                self.heur.update_history(us, tried, -bonus);
+                            }
+                        }
+                        break;
+                    }
+                    alpha = score;
+                }
+            }
+            if quiet {
+                let _ = quiets_tried.try_push(mv);
+            }
+        }
+
+        if move_count == 0 {
+            // Every move was pruned or filtered: fail low without a move.
+            return alpha;
+        }
+
+        // 15. Remember the result for later visits and the next iteration.
+        let bound = if best_score >= beta {
+            Bound::Lower
+        } else if best_score > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        let packed = best_move.map_or(PackedMove::NONE, PackedMove::new);
+        self.tt
+            .store(key, packed, best_score, static_eval, depth, bound, ply);
+        best_score
+    }
+
+    /// Captures only (every move when in check), until the position is quiet.
+    fn quiescence(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        self.pv.clear(ply);
+        self.nodes += 1;
+        if self.should_abort() {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        let in_check = pos.is_check();
+        if ply >= MAX_PLY - 1 {
+            return if in_check { 0 } else { self.eval.evaluate(pos) };
+        }
+
+        let pv_node = beta - alpha > 1;
+        let key = pos.hash();
+        let tt_hit = self.tt.probe(key, ply);
+        if let Some(hit) = tt_hit {
+            if !pv_node && bound_allows(hit.bound, hit.score, alpha, beta) {
+                return hit.score;
+            }
+        }
+        let tt_move = tt_hit.map_or(PackedMove::NONE, |h| h.mv);
+
+        // Stand pat: the side to move can usually do at least as well as doing nothing.
+        let (static_eval, mut best_score, moves) = if in_check {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                return -MATE + ply as i32;
+            }
+            (-INFINITY, -INFINITY, moves)
+        } else {
+            let eval = tt_hit.map_or_else(|| self.eval.evaluate(pos), |h| h.eval);
+            if eval >= beta {
+                return eval;
+            }
+            alpha = alpha.max(eval);
+            (eval, eval, pos.capture_moves())
+        };
+
+        let original_alpha = alpha;
+        let mut best_move = None;
+        for ScoredMove { mv, .. } in MovePicker::new_tactical(&moves, tt_move, &self.values) {
+            if !in_check {
+                // Delta pruning: even winning this piece for free does not reach alpha.
+                let gain = mv.capture.map_or(0, |r| self.values[r.index()]);
+                if mv.promotion.is_none()
+                    && static_eval + gain + self.params.qs_delta_margin <= alpha
+                {
+                    continue;
+                }
+                // Losing captures are not worth searching.
+                if !see_ge(pos, mv, 0, &self.values) {
+                    continue;
+                }
+            }
+            let mut child = *pos;
+            child.play_unchecked(mv);
+            let score = -self.quiescence(&child, -beta, -alpha, ply + 1);
+            if self.aborted {
+                return 0;
+            }
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    best_move = Some(mv);
+                    self.pv.update(ply, mv);
+                    if score >= beta {
+                        break;
+                    }
+                    alpha = score;
+                }
+            }
+        }
+
+        let bound = if best_score >= beta {
+            Bound::Lower
+        } else if best_score > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        let packed = best_move.map_or(PackedMove::NONE, PackedMove::new);
+        self.tt
+            .store(key, packed, best_score, static_eval, 0, bound, ply);
+        best_score
+    }
+
+    pub(crate) fn nodes(&self) -> u64 {
+        self.nodes
+    }
+}
+
+/// Whether a stored score with `bound` is usable against the window (alpha, beta).
+#[inline]
+fn bound_allows(bound: Bound, score: i32, alpha: i32, beta: i32) -> bool {
+    match bound {
+        Bound::Exact => true,
+        Bound::Lower => score >= beta,
+        Bound::Upper => score <= alpha,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mate_scores_in_moves() {
+        assert_eq!(Score::from_internal(MATE - 1), Score::Mate(1));
+        assert_eq!(Score::from_internal(MATE - 3), Score::Mate(2));
+        assert_eq!(Score::from_internal(-MATE + 2), Score::Mate(-1));
+        assert_eq!(Score::from_internal(-MATE), Score::Mate(0));
+        assert_eq!(Score::from_internal(-35), Score::Cp(-35));
+        assert_eq!(Score::Mate(-2).to_uci(), "mate -2");
+    }
+
+    #[test]
+    fn lmr_grows_with_depth_and_move_number() {
+        let t = lmr_table(&Params::default());
+        assert!(t[20][30] > t[3][3]);
+        assert!(t[10][40] >= t[10][5]);
+        assert_eq!(t[1][1], 0);
+    }
+}

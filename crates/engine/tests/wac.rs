@@ -1,0 +1,62 @@
+//! Win at Chess at a fixed node budget: the tactical-strength floor.
+//!
+//! Every position is searched from a new game with `go nodes WAC_NODES`; a position is solved
+//! when the move is one of its `bm` moves. Node-limited searches are deterministic, so the count
+//! is exact and a drop below the floor is a real regression. The README records the measured
+//! count. `STAUNTON_WAC_NODES=<n>` reruns the suite at another budget (printing the count).
+
+use std::sync::atomic::AtomicBool;
+
+use arbiter_rules::epd::Epd;
+use arbiter_rules::san::san_plus;
+use staunton::{Engine, Limits, Params};
+
+const WAC: &str = include_str!("data/wac.epd");
+/// The node budget per position.
+const WAC_NODES: u64 = 40_000;
+/// A little below the measured count at WAC_NODES (see the README).
+const WAC_FLOOR: usize = 240;
+
+fn solve(nodes: u64) -> (usize, Vec<String>) {
+    let mut engine = Engine::new(Params::default(), 4);
+    let stop = AtomicBool::new(false);
+    let limits = Limits::nodes(nodes);
+    let mut solved = 0;
+    let mut missed = Vec::new();
+    for line in WAC.lines().filter(|l| !l.trim().is_empty()) {
+        let epd = Epd::parse(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+        let best = epd.moves("bm").unwrap_or_else(|e| panic!("{line}: {e}"));
+        assert!(!best.is_empty(), "{line}: no bm");
+        engine.new_game();
+        let result = engine.search(&[epd.position], &limits, &stop, &mut |_| {});
+        let mv = result.best_move.expect("WAC positions have legal moves");
+        if best.contains(&mv) {
+            solved += 1;
+        } else {
+            missed.push(format!(
+                "{} {} (played {})",
+                epd.id().unwrap_or("?"),
+                epd.operation("bm").unwrap_or_default().join(" "),
+                san_plus(&epd.position, mv)
+            ));
+        }
+    }
+    (solved, missed)
+}
+
+#[test]
+fn win_at_chess_solve_count() {
+    let nodes = std::env::var("STAUNTON_WAC_NODES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(WAC_NODES);
+    let (solved, missed) = solve(nodes);
+    println!("WAC: {solved}/300 solved at {nodes} nodes; missed: {missed:#?}");
+    assert_eq!(solved + missed.len(), 300, "every WAC position was read");
+    if nodes == WAC_NODES {
+        assert!(
+            solved >= WAC_FLOOR,
+            "WAC solved {solved} < floor {WAC_FLOOR}; missed: {missed:#?}"
+        );
+    }
+}
