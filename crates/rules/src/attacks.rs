@@ -106,6 +106,30 @@ const fn ray_tables() -> ([[u64; 64]; 64], [[u64; 64]; 64]) {
     (between, line)
 }
 
+/// Empty-board slider attacks, for the cheap "could these two squares see each other" test.
+const fn empty_board_rays(dirs: [(i32, i32); 4]) -> [u64; 64] {
+    let mut table = [0u64; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        let mut d = 0;
+        while d < 4 {
+            let (df, dr) = dirs[d];
+            let (mut f, mut r) = ((sq % 8) as i32 + df, (sq / 8) as i32 + dr);
+            while f >= 0 && f < 8 && r >= 0 && r < 8 {
+                table[sq] |= 1 << (r * 8 + f);
+                f += df;
+                r += dr;
+            }
+            d += 1;
+        }
+        sq += 1;
+    }
+    table
+}
+
+const ROOK_RAYS: [u64; 64] = empty_board_rays([(1, 0), (-1, 0), (0, 1), (0, -1)]);
+const BISHOP_RAYS: [u64; 64] = empty_board_rays([(1, 1), (1, -1), (-1, 1), (-1, -1)]);
+
 const RAYS: ([[u64; 64]; 64], [[u64; 64]; 64]) = ray_tables();
 static BETWEEN: [[u64; 64]; 64] = RAYS.0;
 static LINE: [[u64; 64]; 64] = RAYS.1;
@@ -140,6 +164,18 @@ pub fn rook_attacks(sq: Square, occupied: Bitboard) -> Bitboard {
 #[inline]
 pub fn bishop_attacks(sq: Square, occupied: Bitboard) -> Bitboard {
     magic_lookup(&BISHOP_MAGICS[sq.index()], occupied)
+}
+
+/// Rook moves from `sq` on an empty board: the rank and file through it.
+#[inline]
+pub fn rook_rays(sq: Square) -> Bitboard {
+    Bitboard(ROOK_RAYS[sq.index()])
+}
+
+/// Bishop moves from `sq` on an empty board: the diagonals through it.
+#[inline]
+pub fn bishop_rays(sq: Square) -> Bitboard {
+    Bitboard(BISHOP_RAYS[sq.index()])
 }
 
 #[inline]
@@ -237,5 +273,9 @@ mod tests {
         assert_eq!(between(Square::A1, "b3".parse().unwrap()), Bitboard::EMPTY);
         assert!(aligned(Square::A1, Square::H8, "d4".parse().unwrap()));
         assert_eq!(line(Square::E1, Square::E8), Bitboard::file(crate::File::E));
+        for sq in Square::all() {
+            assert_eq!(rook_rays(sq), rook_attacks(sq, Bitboard::EMPTY));
+            assert_eq!(bishop_rays(sq), bishop_attacks(sq, Bitboard::EMPTY));
+        }
     }
 }

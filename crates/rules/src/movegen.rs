@@ -48,12 +48,17 @@ impl PieceMoves {
     #[inline]
     pub fn for_each_move(&self, pos: &Position, mut f: impl FnMut(Move)) {
         let (from, role) = (self.from, self.role);
+        let theirs = pos.them();
         for to in self.to {
             let (capture, kind) = match self.special {
                 Special::Castle => (None, MoveKind::Castle),
                 Special::EnPassant => (Some(Role::Pawn), MoveKind::EnPassant),
                 Special::None => {
-                    let capture = pos.board().role_at(to);
+                    let capture = if theirs.contains(to) {
+                        pos.board().role_at(to)
+                    } else {
+                        None
+                    };
                     let double = role == Role::Pawn && from.index().abs_diff(to.index()) == 16;
                     (
                         capture,
@@ -244,6 +249,7 @@ impl Position {
     }
 
     /// Every legal move.
+    #[inline]
     pub fn legal_moves(&self) -> MoveList {
         self.collect(Scope::All)
     }

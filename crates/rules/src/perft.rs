@@ -26,17 +26,20 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
 }
 
 /// Leaf count at `depth`, making every move including the last ply: measures make-move as well
-/// as generation.
+/// as generation. Moves are made straight from the generator's sets, without a list.
 pub fn perft_full(pos: &Position, depth: u32) -> u64 {
     if depth == 0 {
         return 1;
     }
     let mut nodes = 0;
-    for mv in pos.legal_moves() {
-        let mut next = *pos;
-        next.play_unchecked(mv);
-        nodes += perft_full(&next, depth - 1);
-    }
+    let _ = pos.for_each_piece_moves::<()>(|set| {
+        set.for_each_move(pos, |mv| {
+            let mut next = *pos;
+            next.play_unchecked(mv);
+            nodes += perft_full(&next, depth - 1);
+        });
+        ControlFlow::Continue(())
+    });
     nodes
 }
 

@@ -7,7 +7,7 @@ use crate::attacks;
 use crate::setup::{FenError, Setup};
 use crate::zobrist;
 use crate::{
-    Bitboard, Board, CastlingRights, CastlingSide, Color, Move, MoveKind, Rank, Role, Square,
+    Bitboard, Board, CastlingRights, CastlingSide, Color, Move, MoveKind, Piece, Rank, Role, Square,
 };
 
 /// A legal chess position: exactly one king each, side not to move not in check, consistent
@@ -373,57 +373,61 @@ impl Position {
         Iterator::any(&mut candidates, |from| self.ep_is_legal(from, target)).then_some(target)
     }
 
+    /// Adds or removes `piece` on `sq`, keeping the key in step.
     #[inline]
-    fn move_piece_hashed(&mut self, from: Square, to: Square) {
-        let piece = self.board.take(from).expect("a piece on the from square");
-        self.board.put(to, piece);
-        self.hash ^= zobrist::piece(piece, from) ^ zobrist::piece(piece, to);
+    fn toggle_hashed(&mut self, sq: Square, piece: Piece) {
+        self.board.toggle(sq, piece);
+        self.hash ^= zobrist::piece(piece, sq);
     }
 
     /// Plays a move the generator produced for this position. A move from anywhere else is a
-    /// logic error: use [`Position::play`] at the edges.
+    /// logic error: use [`Position::play`] at the edges. The move says what moves and what is
+    /// captured, so the board is updated by toggling bits, without looking anything up.
     pub fn play_unchecked(&mut self, mv: Move) {
         let us = self.turn;
         let them = !us;
         if let Some(ep) = self.ep_square.take() {
             self.hash ^= zobrist::en_passant(ep);
         }
-        self.hash ^= zobrist::castling(self.castling.bits());
         self.halfmove_clock = if mv.is_zeroing() {
             0
         } else {
             self.halfmove_clock + 1
         };
 
+        let moved = mv.role.of(us);
         if mv.kind == MoveKind::Castle {
             let side = CastlingSide::from_king_to(mv.to).expect("castling move lands on c or g");
-            self.move_piece_hashed(mv.from, mv.to);
-            self.move_piece_hashed(side.rook_from(us), side.rook_to(us));
+            let rook = Role::Rook.of(us);
+            self.toggle_hashed(mv.from, moved);
+            self.toggle_hashed(mv.to, moved);
+            self.toggle_hashed(side.rook_from(us), rook);
+            self.toggle_hashed(side.rook_to(us), rook);
         } else {
             if let Some(captured) = mv.capture {
-                let sq = mv.capture_square();
-                self.board.take(sq);
-                self.hash ^= zobrist::piece(captured.of(them), sq);
+                self.toggle_hashed(mv.capture_square(), captured.of(them));
             }
-            let moved = self
-                .board
-                .take(mv.from)
-                .expect("a piece on the from square");
-            let placed = mv.promotion.map_or(moved, |role| role.of(us));
-            self.board.put(mv.to, placed);
-            self.hash ^= zobrist::piece(moved, mv.from) ^ zobrist::piece(placed, mv.to);
+            self.toggle_hashed(mv.from, moved);
+            self.toggle_hashed(mv.to, mv.promotion.map_or(moved, |role| role.of(us)));
         }
 
-        self.castling = self.castling.after_move(mv.from, mv.to);
-        self.hash ^= zobrist::castling(self.castling.bits());
+        let castling = self.castling.after_move(mv.from, mv.to);
+        if castling != self.castling {
+            self.hash ^=
+                zobrist::castling(self.castling.bits()) ^ zobrist::castling(castling.bits());
+            self.castling = castling;
+        }
         if us == Color::Black {
             self.fullmove_number = self.fullmove_number.saturating_add(1);
         }
         self.turn = them;
         self.hash ^= zobrist::side(Color::Black);
-        self.checkers = self
-            .board
-            .attackers_to(self.king(them), us, self.board.occupied());
+        self.checkers = if mv.kind == MoveKind::Castle {
+            self.board
+                .checkers_to(self.king(them), us, self.board.occupied())
+        } else {
+            self.checks_given_by(mv)
+        };
 
         if mv.kind == MoveKind::DoublePush {
             let target = one_rank_back(mv.to, us);
@@ -432,6 +436,50 @@ impl Position {
                 self.hash ^= zobrist::en_passant(ep);
             }
         }
+    }
+
+    /// The checkers after `mv` (just played by the side not to move now), found from what the
+    /// move changed rather than from every enemy piece: the moved piece's own attack, and a
+    /// slider uncovered through the squares it vacated. Most moves touch no line through the
+    /// king, and then no slider lookup is made at all.
+    #[inline]
+    fn checks_given_by(&self, mv: Move) -> Bitboard {
+        let us = !self.turn;
+        let king = self.king(self.turn);
+        let occupied = self.board.occupied();
+        let ours = self.board.by_color(us);
+        let placed = mv.promotion.unwrap_or(mv.role);
+        let clear_line = |from: Square| (attacks::between(from, king) & occupied).is_empty();
+        let direct = match placed {
+            Role::Pawn => attacks::pawn_attacks(us, mv.to).contains(king),
+            Role::Knight => attacks::knight_attacks(mv.to).contains(king),
+            Role::Bishop => attacks::bishop_rays(mv.to).contains(king) && clear_line(mv.to),
+            Role::Rook => attacks::rook_rays(mv.to).contains(king) && clear_line(mv.to),
+            Role::Queen => {
+                (attacks::rook_rays(mv.to) | attacks::bishop_rays(mv.to)).contains(king)
+                    && clear_line(mv.to)
+            }
+            Role::King => false,
+        };
+        let mut checkers = if direct {
+            Bitboard::from(mv.to)
+        } else {
+            Bitboard::EMPTY
+        };
+        let mut uncovered = |vacated: Square| {
+            if attacks::rook_rays(king).contains(vacated) {
+                checkers |=
+                    attacks::rook_attacks(king, occupied) & self.board.line_sliders() & ours;
+            } else if attacks::bishop_rays(king).contains(vacated) {
+                checkers |=
+                    attacks::bishop_attacks(king, occupied) & self.board.diagonal_sliders() & ours;
+            }
+        };
+        uncovered(mv.from);
+        if mv.kind == MoveKind::EnPassant {
+            uncovered(mv.capture_square());
+        }
+        checkers
     }
 
     /// Plays `mv` if it is legal here, else says why not.
