@@ -23,7 +23,7 @@ fn shak(pos: &shakmaty::Chess, depth: u32) -> u64 {
         .iter()
         .map(|m| {
             let mut child = pos.clone();
-            child.play_unchecked(m.clone());
+            child.play_unchecked(*m);
             shak(&child, depth - 1)
         })
         .sum()
