@@ -14,7 +14,7 @@ use arbiter_rules::Position;
 use crate::{Engine, Limits, Params};
 
 /// The depth `staunton bench` searches when none is given.
-pub const DEFAULT_BENCH_DEPTH: u32 = 9;
+pub const DEFAULT_BENCH_DEPTH: u32 = 12;
 
 /// Stockfish's bench positions.
 pub const BENCH_FENS: &[&str] = &[

@@ -13,7 +13,7 @@ usage: staunton [--params FILE] [COMMAND]
 
 commands:
   (none), uci        speak UCI on stdin/stdout
-  bench [DEPTH]      search the bench positions to DEPTH (default 9); prints the node count
+  bench [DEPTH]      search the bench positions to DEPTH (default 12); prints the node count
   params [--toml|--json|--spsa]
                      list every parameter: a table (default), TOML, JSON or fishtest SPSA lines
 

@@ -375,7 +375,7 @@ impl<'a> Searcher<'a> {
             (-INFINITY, INFINITY)
         };
         loop {
-            let score = self.negamax(root, depth, alpha, beta, 0, false);
+            let score = self.negamax(root, depth, alpha, beta, 0);
             if self.aborted {
                 return score;
             }
@@ -429,7 +429,7 @@ impl<'a> Searcher<'a> {
     fn is_draw(&self, pos: &Position, ply: usize) -> bool {
         if pos.halfmove_clock() >= 100 {
             // Mate given on the hundredth half-move still wins.
-            return !(pos.is_check() && !pos.has_legal_moves());
+            return !pos.is_check() || pos.has_legal_moves();
         }
         let board = pos.board();
         let heavy =
@@ -449,7 +449,7 @@ impl<'a> Searcher<'a> {
         (16 * depth * depth + 32 * depth).min(1600)
     }
 
-    /// The main search. `cut_node`: a zero-window node expected to fail high.
+    /// The main search.
     fn negamax(
         &mut self,
         pos: &Position,
@@ -457,7 +457,6 @@ impl<'a> Searcher<'a> {
         mut alpha: i32,
         mut beta: i32,
         ply: usize,
-        cut_node: bool,
     ) -> i32 {
         let pv_node = beta - alpha > 1;
         let root = ply == 0;
@@ -468,11 +467,11 @@ impl<'a> Searcher<'a> {
             return self.quiescence(pos, alpha, beta, ply);
         }
 
-        // 2. Count the node and stop when a limit says so.
-        self.nodes += 1;
+        // 2. Stop when a limit says so, else count the node.
         if self.should_abort() {
             return 0;
         }
+        self.nodes += 1;
         self.seldepth = self.seldepth.max(ply);
         let in_check = pos.is_check();
 
@@ -543,8 +542,7 @@ impl<'a> Searcher<'a> {
                 let null = pos.play_null().expect("not in check");
                 self.stack[ply + 1].plies_from_null = 0;
                 self.keys.push(null.hash());
-                let score =
-                    -self.negamax(&null, depth - 1 - r, -beta, -beta + 1, ply + 1, !cut_node);
+                let score = -self.negamax(&null, depth - 1 - r, -beta, -beta + 1, ply + 1);
                 self.keys.pop();
                 if self.aborted {
                     return 0;
@@ -592,12 +590,13 @@ impl<'a> Searcher<'a> {
                 continue;
             }
             let quiet = !mv.is_tactical();
-            if quiet && skip_quiets {
-                continue;
-            }
             let mut child = *pos;
             child.play_unchecked(mv);
             let gives_check = child.is_check();
+            // Checks are never skipped with the quiet moves: mating attacks are made of them.
+            if quiet && skip_quiets && !gives_check {
+                continue;
+            }
 
             // 11. Shallow-depth pruning, once some move has saved us from being mated.
             if !root && best_score > -MATE_BOUND {
@@ -622,6 +621,7 @@ impl<'a> Searcher<'a> {
                         continue;
                     }
                 } else if !quiet
+                    && !gives_check
                     && depth <= 8
                     && !see_ge(
                         pos,
@@ -645,23 +645,23 @@ impl<'a> Searcher<'a> {
             //     the full window, later ones a zero window (reduced when late and quiet),
             //     re-searched only if they surprise.
             let score = if move_count == 1 {
-                -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, false)
+                -self.negamax(&child, new_depth, -beta, -alpha, ply + 1)
             } else {
                 let mut r = 0;
                 if depth >= 3 && move_count > 1 + i32::from(pv_node) && quiet {
                     r = self.lmr[(depth as usize).min(63)][(move_count as usize).min(63)];
-                    r += i32::from(!pv_node) + i32::from(!improving) + i32::from(cut_node);
+                    r += i32::from(!pv_node) + i32::from(!improving);
                     r -= i32::from(gives_check || in_check);
                     r -= i32::from(hints.killers.contains(&Some(mv)) || hints.counter == Some(mv));
                     r -= self.heur.history(us, mv) / self.params.lmr_history_div;
                     r = r.clamp(0, new_depth - 1);
                 }
-                let mut s = -self.negamax(&child, new_depth - r, -alpha - 1, -alpha, ply + 1, true);
+                let mut s = -self.negamax(&child, new_depth - r, -alpha - 1, -alpha, ply + 1);
                 if s > alpha && r > 0 {
-                    s = -self.negamax(&child, new_depth, -alpha - 1, -alpha, ply + 1, !cut_node);
+                    s = -self.negamax(&child, new_depth, -alpha - 1, -alpha, ply + 1);
                 }
                 if s > alpha && s < beta {
-                    s = -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, false);
+                    s = -self.negamax(&child, new_depth, -beta, -alpha, ply + 1);
                 }
                 s
             };
@@ -718,10 +718,10 @@ impl<'a> Searcher<'a> {
     /// Captures only (every move when in check), until the position is quiet.
     fn quiescence(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize) -> i32 {
         self.pv.clear(ply);
-        self.nodes += 1;
         if self.should_abort() {
             return 0;
         }
+        self.nodes += 1;
         self.seldepth = self.seldepth.max(ply);
         let in_check = pos.is_check();
         if ply >= MAX_PLY - 1 {

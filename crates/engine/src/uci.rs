@@ -10,7 +10,7 @@
 
 use std::io::{BufRead, Write};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -41,6 +41,8 @@ enum Job {
     Go {
         history: Vec<Position>,
         limits: Limits,
+        /// This search's own flag: a `stop` can never be lost to a later `go`.
+        stop: Arc<AtomicBool>,
     },
     NewGame,
     SetHash(usize),
@@ -51,16 +53,21 @@ enum Job {
 
 /// Runs the protocol until `quit` or end of input.
 pub fn run(params: Params, input: impl BufRead, out: Output) {
-    let stop = Arc::new(AtomicBool::new(false));
-    let searching = Arc::new(AtomicBool::new(false));
+    // Searches sent and not yet answered with `bestmove`, and their stop flags.
+    let pending = Arc::new(AtomicUsize::new(0));
+    let mut stops: Vec<Arc<AtomicBool>> = Vec::new();
+    let stop_all = |stops: &mut Vec<Arc<AtomicBool>>| {
+        for flag in stops.drain(..) {
+            flag.store(true, Ordering::SeqCst);
+        }
+    };
     let (jobs, inbox) = channel::<Job>();
     let worker = {
-        let (stop, searching, out, params) =
-            (stop.clone(), searching.clone(), out.clone(), params.clone());
+        let (pending, out, params) = (pending.clone(), out.clone(), params.clone());
         thread::Builder::new()
             .name("staunton-search".into())
             .stack_size(16 << 20)
-            .spawn(move || search_thread(params, inbox, &stop, &searching, &out))
+            .spawn(move || search_thread(params, inbox, &pending, &out))
             .expect("spawn the search thread")
     };
 
@@ -91,7 +98,7 @@ pub fn run(params: Params, input: impl BufRead, out: Output) {
                 }
             }
             "isready" => {
-                if searching.load(Ordering::SeqCst) {
+                if pending.load(Ordering::SeqCst) > 0 {
                     send(&out, "readyok");
                 } else {
                     let _ = jobs.send(Job::Ready);
@@ -115,14 +122,17 @@ pub fn run(params: Params, input: impl BufRead, out: Output) {
             },
             "go" => {
                 let limits = state.parse_go(args, &out);
-                stop.store(false, Ordering::SeqCst);
-                searching.store(true, Ordering::SeqCst);
+                let stop = Arc::new(AtomicBool::new(false));
+                stops.retain(|flag| Arc::strong_count(flag) > 1);
+                stops.push(stop.clone());
+                pending.fetch_add(1, Ordering::SeqCst);
                 let _ = jobs.send(Job::Go {
                     history: state.history.clone(),
                     limits,
+                    stop,
                 });
             }
-            "stop" => stop.store(true, Ordering::SeqCst),
+            "stop" => stop_all(&mut stops),
             "ponderhit" | "debug" | "register" => {}
             "eval" => {
                 let _ = jobs.send(Job::Eval(*state.current()));
@@ -132,7 +142,7 @@ pub fn run(params: Params, input: impl BufRead, out: Output) {
             _ => unreachable!("every entry of COMMANDS is handled"),
         }
     }
-    stop.store(true, Ordering::SeqCst);
+    stop_all(&mut stops);
     drop(jobs);
     let _ = worker.join();
 }
@@ -153,24 +163,22 @@ const COMMANDS: &[&str] = &[
     "quit",
 ];
 
-fn search_thread(
-    params: Params,
-    inbox: Receiver<Job>,
-    stop: &AtomicBool,
-    searching: &AtomicBool,
-    out: &Output,
-) {
+fn search_thread(params: Params, inbox: Receiver<Job>, pending: &AtomicUsize, out: &Output) {
     let mut engine = Engine::new(params, DEFAULT_HASH_MB);
     for job in inbox {
         match job {
-            Job::Go { history, limits } => {
-                let result = engine.search(&history, &limits, stop, &mut |info| {
+            Job::Go {
+                history,
+                limits,
+                stop,
+            } => {
+                let result = engine.search(&history, &limits, &stop, &mut |info| {
                     send(out, &info_line(info));
                 });
                 for line in final_lines(&result) {
                     send(out, &line);
                 }
-                searching.store(false, Ordering::SeqCst);
+                pending.fetch_sub(1, Ordering::SeqCst);
             }
             Job::NewGame => engine.new_game(),
             Job::SetHash(mb) => engine.set_hash(mb),
