@@ -1,0 +1,145 @@
+//! The store's errors. Each names the database (file path or redacted URL) it happened on.
+
+use crate::model::RunId;
+
+/// Everything that can go wrong in the store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// [`Store::open_existing`](crate::Store::open_existing) on a file that is not there.
+    #[error("{location}: no such database file")]
+    NotFound {
+        /// The database file.
+        location: String,
+    },
+
+    /// The file exists but is not an SQLite database at all (a PGN, a config, garbage).
+    #[error("{location}: not a database file (is this the right path?)")]
+    NotADatabase {
+        /// The database file.
+        location: String,
+    },
+
+    /// A real database that some other program owns: arbiter will not add its tables to it.
+    #[error("{location}: not an arbiter database ({reason})")]
+    NotArbiterDatabase {
+        /// The database file or URL.
+        location: String,
+        /// What was found instead.
+        reason: String,
+    },
+
+    /// Written by a newer arbiter whose schema this one does not know.
+    #[error(
+        "{location}: the database has schema version {found}, newer than the {supported} this \
+         arbiter knows; use a newer arbiter"
+    )]
+    NewerSchema {
+        /// The database file or URL.
+        location: String,
+        /// The newest migration applied to the database.
+        found: i64,
+        /// The newest migration this build knows.
+        supported: i64,
+    },
+
+    /// A `postgres://` location given to a build without the `postgres` feature.
+    #[error(
+        "{location}: this arbiter was built without PostgreSQL support (cargo feature `postgres`)"
+    )]
+    PostgresNotEnabled {
+        /// The redacted URL.
+        location: String,
+    },
+
+    /// Bringing the schema up to date failed.
+    #[error("{location}: migrating the schema: {source}")]
+    Migrate {
+        /// The database file or URL.
+        location: String,
+        /// What sqlx's migrator said.
+        #[source]
+        source: sqlx::migrate::MigrateError,
+    },
+
+    /// The database refused or failed an operation.
+    #[error("{location}: {operation}: {source}")]
+    Database {
+        /// The database file or URL.
+        location: String,
+        /// What the store was doing, e.g. "committing pair 12 of run 3".
+        operation: String,
+        /// The driver's error.
+        #[source]
+        source: sqlx::Error,
+    },
+
+    /// No run has this id.
+    #[error("{location}: no run with id {run}")]
+    UnknownRun {
+        /// The database file or URL.
+        location: String,
+        /// The id asked for.
+        run: RunId,
+    },
+
+    /// [`Store::create_run`](crate::Store::create_run) with a name that is taken.
+    #[error("{location}: a run named {name:?} already exists (id {existing})")]
+    DuplicateRunName {
+        /// The database file or URL.
+        location: String,
+        /// The name asked for.
+        name: String,
+        /// The run that has it.
+        existing: RunId,
+    },
+
+    /// A commit to, or a second finish of, a finished run.
+    #[error("{location}: run {run} is finished ({verdict}); it accepts no more pairs")]
+    RunFinished {
+        /// The database file or URL.
+        location: String,
+        /// The run.
+        run: RunId,
+        /// Its verdict.
+        verdict: String,
+    },
+
+    /// A run spec the database cannot hold; nothing was written.
+    #[error("{location}: run {name:?} is invalid: {reason}")]
+    InvalidRun {
+        /// The database file or URL.
+        location: String,
+        /// The run's name.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+
+    /// A pair the caller built wrong; nothing was written.
+    #[error("{location}: pair {pair_index} of run {run} is invalid: {reason}")]
+    InvalidPair {
+        /// The database file or URL.
+        location: String,
+        /// The run.
+        run: RunId,
+        /// The pair's index.
+        pair_index: u64,
+        /// What is wrong with it.
+        reason: String,
+    },
+
+    /// A value read back breaks an invariant the schema should guarantee (a negative count, an
+    /// unknown state): the database was edited by hand or is damaged.
+    #[error("{location}: corrupt data in {what}: {detail}")]
+    Corrupt {
+        /// The database file or URL.
+        location: String,
+        /// Where it was found.
+        what: &'static str,
+        /// What was found.
+        detail: String,
+    },
+}
+
+/// The store's result type.
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;

@@ -1,0 +1,100 @@
+//! The embedded SQLite backend: one file, WAL journal, `synchronous = FULL`, one writer.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::Sqlite;
+
+use crate::error::{Result, StoreError};
+use crate::migrations::{self, Source};
+use crate::repo::{Dialect, Repo};
+
+impl Dialect for Sqlite {
+    const MIGRATIONS: &'static [Source] = migrations::SQLITE;
+    const LIST_TABLES: &'static str =
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'";
+    const BEGIN_WRITE: &'static str = "BEGIN IMMEDIATE";
+}
+
+/// How long a write waits for another process (a second arbiter, a report reading while a
+/// checkpoint runs) to release the file before failing with "database is locked".
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long a commit may queue for the single writer connection. Commits take milliseconds; a
+/// long queue means the file is locked by another process, which `BUSY_TIMEOUT` reports first.
+const WRITER_QUEUE_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Readers never block the writer in WAL mode; a few are enough for the runner, a report and an
+/// export at once.
+const READERS: u32 = 4;
+
+/// `SQLITE_NOTADB`: the file's header is not SQLite's.
+const NOT_A_DATABASE: &str = "26";
+
+/// Opens (and with `create`, creates) the database file and brings its schema up to date.
+pub(crate) async fn open(path: &Path, create: bool) -> Result<Repo<Sqlite>> {
+    let location: Arc<str> = path.display().to_string().into();
+    if !create && !path.exists() {
+        return Err(StoreError::NotFound {
+            location: location.to_string(),
+        });
+    }
+    let classify = |source: sqlx::Error| match source.as_database_error().and_then(|e| e.code()) {
+        Some(code) if code == NOT_A_DATABASE => StoreError::NotADatabase {
+            location: location.to_string(),
+        },
+        _ => StoreError::Database {
+            location: location.to_string(),
+            operation: "opening the database".into(),
+            source,
+        },
+    };
+
+    let writer_options = SqliteConnectOptions::new()
+        .filename(path)
+        .create_if_missing(create)
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Full)
+        .busy_timeout(BUSY_TIMEOUT)
+        .foreign_keys(true);
+    let writer = SqlitePoolOptions::new()
+        .max_connections(1)
+        .acquire_timeout(WRITER_QUEUE_TIMEOUT)
+        .connect_with(writer_options)
+        .await
+        .map_err(classify)?;
+    let repo_writer_only = Repo::new(writer.clone(), writer.clone(), location.clone());
+    if let Err(e) = repo_writer_only.prepare().await {
+        writer.close().await;
+        return Err(match e {
+            StoreError::Database { source, .. } if is_not_a_database(&source) => {
+                StoreError::NotADatabase {
+                    location: location.to_string(),
+                }
+            }
+            other => other,
+        });
+    }
+
+    // Opened after the migrations: a read-only connection cannot create the file or its WAL.
+    let reader_options = SqliteConnectOptions::new()
+        .filename(path)
+        .read_only(true)
+        .busy_timeout(BUSY_TIMEOUT)
+        .foreign_keys(true);
+    let reader = SqlitePoolOptions::new()
+        .max_connections(READERS)
+        .connect_with(reader_options)
+        .await
+        .map_err(classify)?;
+    Ok(Repo::new(writer, reader, location))
+}
+
+fn is_not_a_database(error: &sqlx::Error) -> bool {
+    error
+        .as_database_error()
+        .and_then(|e| e.code())
+        .is_some_and(|code| code == NOT_A_DATABASE)
+}
