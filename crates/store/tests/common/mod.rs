@@ -1,0 +1,407 @@
+//! Deterministic runs and pairs for the store's tests, and the scenarios every backend must pass.
+//!
+//! Pair k's results, PGN and times are a pure function of k, so a test (or the parent of a killed
+//! child process) can recompute what any committed pair must look like.
+
+#![allow(dead_code)] // each test binary uses its own subset
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant, UNIX_EPOCH};
+
+use arbiter_store::{
+    Committed, GameResult, GameRow, PairRecord, PairTally, RunId, RunSpec, RunState, Store,
+    StoreError, StoredGame, Totals,
+};
+use futures_util::TryStreamExt;
+
+pub const FIRST: &str = "dev ♞";
+pub const SECOND: &str = "base";
+
+pub fn spec(name: &str, pairs_planned: u64) -> RunSpec {
+    RunSpec {
+        name: name.to_owned(),
+        seed: u64::MAX - 7,
+        config: "[engines.dev]\ncmd = \"./dev\"\n# ünïcode and 'quotes' survive\n".to_owned(),
+        first_engine: FIRST.to_owned(),
+        second_engine: SECOND.to_owned(),
+        pairs_planned,
+    }
+}
+
+/// A well-mixed hash, so neighbouring pairs get unrelated results.
+fn mix(k: u64) -> u64 {
+    let mut x = k.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// The first engine's score in half points (0 loss, 1 draw, 2 win) in game `g` of pair `k`.
+pub fn score(k: u64, g: usize) -> u8 {
+    ((mix(k) >> (8 * g)) % 3) as u8
+}
+
+pub fn tally(k: u64) -> PairTally {
+    let scores = [score(k, 0), score(k, 1)];
+    let count = |s| scores.iter().filter(|&&x| x == s).count() as u8;
+    PairTally {
+        wins: count(2),
+        draws: count(1),
+        losses: count(0),
+        penta: scores[0] + scores[1],
+    }
+}
+
+/// Game `g` of pair `k`: the first engine has White in game 0 and Black in game 1.
+pub fn game(k: u64, g: usize, salt: &str) -> GameRow {
+    let (white, black) = if g == 0 {
+        (FIRST, SECOND)
+    } else {
+        (SECOND, FIRST)
+    };
+    let first_white = g == 0;
+    let result = match (score(k, g), first_white) {
+        (1, _) => GameResult::Draw,
+        (2, true) | (0, false) => GameResult::WhiteWins,
+        _ => GameResult::BlackWins,
+    };
+    let number = k.wrapping_mul(2).wrapping_add(g as u64 + 1);
+    GameRow {
+        game_number: number,
+        white: white.to_owned(),
+        black: black.to_owned(),
+        result,
+        termination: if result == GameResult::Draw {
+            "adjudication"
+        } else {
+            "normal"
+        }
+        .to_owned(),
+        plies: 40 + (mix(k) % 200) as u32,
+        opening_index: mix(k) % 5000,
+        opening_fen: "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".to_owned(),
+        pgn: format!(
+            "[Event \"arbiter test{salt}\"]\n[Round \"{number}\"]\n[White \"{white}\"]\n\
+             [Black \"{black}\"]\n[Result \"{result}\"]\n\n1. e4 {{+0.35/12 0.250s}} e5 {result}\n"
+        ),
+        json: format!("{{\"pair\":{k},\"game\":{g},\"result\":\"{result}\"{salt}}}"),
+        started_at: UNIX_EPOCH
+            + Duration::from_millis(1_700_000_000_000 + 1_000 * (k % 1_000_000_000)),
+        duration: Duration::from_millis(250 + k % 1000),
+    }
+}
+
+pub fn pair(run: RunId, k: u64) -> PairRecord {
+    PairRecord {
+        run,
+        pair_index: k,
+        tally: tally(k),
+        games: [game(k, 0, ""), game(k, 1, "")],
+    }
+}
+
+pub fn expected_totals(indices: impl IntoIterator<Item = u64>) -> Totals {
+    let mut totals = Totals::default();
+    for k in indices {
+        totals.add(tally(k));
+    }
+    totals
+}
+
+pub fn expected_games(indices: &BTreeSet<u64>) -> Vec<StoredGame> {
+    indices
+        .iter()
+        .flat_map(|&k| {
+            (0..2).map(move |g| StoredGame {
+                pair_index: k,
+                game_index: g as u8,
+                game: game(k, g, ""),
+            })
+        })
+        .collect()
+}
+
+pub async fn all_games(store: &Store, run: RunId) -> Vec<StoredGame> {
+    store.games(run).try_collect().await.expect("games stream")
+}
+
+/// A name no other test (or earlier run against a shared PostgreSQL) uses.
+pub fn unique(name: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("{name}-{}-{nanos}", std::process::id())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios: run on SQLite by tests/sqlite.rs and on PostgreSQL by tests/postgres.rs.
+
+pub async fn runs_pairs_and_games_round_trip(store: &Store) {
+    let spec = spec(&unique("round-trip"), 100);
+    let run = store.create_run(&spec).await.unwrap();
+
+    let found = store
+        .find_run_by_name(&spec.name)
+        .await
+        .unwrap()
+        .expect("found by name");
+    assert_eq!(found.id, run);
+    assert_eq!(
+        found.spec, spec,
+        "the spec (u64 seed, config text) is stored verbatim"
+    );
+    assert_eq!(found.state, RunState::Running);
+    assert_eq!(store.run(run).await.unwrap(), found);
+    assert!(store.runs().await.unwrap().contains(&found));
+    assert_eq!(store.find_run_by_name("no such run").await.unwrap(), None);
+    assert_eq!(store.totals(run).await.unwrap(), Totals::default());
+
+    let order = [7, 3, 0, 99, 42, 1, 2, 50];
+    for k in order {
+        assert_eq!(
+            store.commit_pair(&pair(run, k)).await.unwrap(),
+            Committed::Inserted
+        );
+    }
+    let committed: BTreeSet<u64> = order.into_iter().collect();
+    assert_eq!(store.committed_pair_indices(run).await.unwrap(), committed);
+    assert_eq!(store.totals(run).await.unwrap(), expected_totals(order));
+    assert_eq!(
+        all_games(store, run).await,
+        expected_games(&committed),
+        "games in (pair, game) order"
+    );
+
+    let updated = store.run(run).await.unwrap().updated_at;
+    assert!(updated >= found.created_at);
+
+    store.finish_run(run, "H1").await.unwrap();
+    let finished = store.run(run).await.unwrap();
+    assert_eq!(
+        finished.state,
+        RunState::Finished {
+            verdict: "H1".into()
+        }
+    );
+    // A finished run is closed: no new pair, no second verdict; a retry is still recognised.
+    assert!(matches!(
+        store.commit_pair(&pair(run, 60)).await,
+        Err(StoreError::RunFinished { verdict, .. }) if verdict == "H1"
+    ));
+    assert_eq!(
+        store.commit_pair(&pair(run, 7)).await.unwrap(),
+        Committed::AlreadyPresent
+    );
+    assert!(matches!(
+        store.finish_run(run, "H0").await,
+        Err(StoreError::RunFinished { .. })
+    ));
+    assert_eq!(store.totals(run).await.unwrap(), expected_totals(order));
+}
+
+pub async fn duplicate_commit_changes_nothing(store: &Store) {
+    let run = store
+        .create_run(&spec(&unique("duplicate"), 10))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.commit_pair(&pair(run, 3)).await.unwrap(),
+        Committed::Inserted
+    );
+    assert_eq!(
+        store.commit_pair(&pair(run, 4)).await.unwrap(),
+        Committed::Inserted
+    );
+    let before = store.totals(run).await.unwrap();
+    assert_eq!(before, expected_totals([3, 4]));
+
+    assert_eq!(
+        store.commit_pair(&pair(run, 3)).await.unwrap(),
+        Committed::AlreadyPresent
+    );
+    // A replay that came out differently (a non-deterministic engine) is not counted either:
+    // the first commit is the record.
+    let mut different = pair(run, 3);
+    different.tally = PairTally {
+        wins: 2,
+        draws: 0,
+        losses: 0,
+        penta: 4,
+    };
+    different.games = [game(3, 0, " replayed"), game(3, 1, " replayed")];
+    assert_eq!(
+        store.commit_pair(&different).await.unwrap(),
+        Committed::AlreadyPresent
+    );
+
+    assert_eq!(store.totals(run).await.unwrap(), before);
+    assert_eq!(
+        all_games(store, run).await,
+        expected_games(&BTreeSet::from([3, 4]))
+    );
+}
+
+pub async fn resume_set_is_exact_and_per_run(store: &Store) {
+    let a = store
+        .create_run(&spec(&unique("resume-a"), 1000))
+        .await
+        .unwrap();
+    let b = store
+        .create_run(&spec(&unique("resume-b"), 1000))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.committed_pair_indices(a).await.unwrap(),
+        BTreeSet::new()
+    );
+    let in_a = [0, 2, 5, 998, 999];
+    let in_b = [1, 2, 3];
+    for k in in_a {
+        let _ = store.commit_pair(&pair(a, k)).await.unwrap();
+    }
+    for k in in_b {
+        let _ = store.commit_pair(&pair(b, k)).await.unwrap();
+    }
+    assert_eq!(
+        store.committed_pair_indices(a).await.unwrap(),
+        BTreeSet::from(in_a)
+    );
+    assert_eq!(
+        store.committed_pair_indices(b).await.unwrap(),
+        BTreeSet::from(in_b)
+    );
+    assert_eq!(store.totals(a).await.unwrap(), expected_totals(in_a));
+    assert_eq!(store.totals(b).await.unwrap(), expected_totals(in_b));
+    assert_eq!(all_games(store, b).await.len(), 6);
+}
+
+pub async fn bad_commits_write_nothing(store: &Store) {
+    let too_long = spec(&unique("too-long"), u64::MAX);
+    assert!(matches!(
+        store.create_run(&too_long).await,
+        Err(StoreError::InvalidRun { .. })
+    ));
+    assert_eq!(store.find_run_by_name(&too_long.name).await.unwrap(), None);
+
+    let run = store.create_run(&spec(&unique("bad"), 10)).await.unwrap();
+    let _ = store.commit_pair(&pair(run, 0)).await.unwrap();
+
+    let mut wrong_sum = pair(run, 1);
+    wrong_sum.tally = PairTally {
+        wins: 1,
+        draws: 0,
+        losses: 0,
+        penta: 2,
+    };
+    let mut wrong_bucket = pair(run, 1);
+    wrong_bucket.tally = PairTally {
+        wins: 1,
+        draws: 1,
+        losses: 0,
+        penta: 2,
+    };
+    for bad in [wrong_sum, wrong_bucket, pair(run, 10), pair(run, u64::MAX)] {
+        let index = bad.pair_index;
+        match store.commit_pair(&bad).await {
+            Err(StoreError::InvalidPair { pair_index, .. }) => assert_eq!(pair_index, index),
+            other => panic!(
+                "pair {index} with {:?}: expected InvalidPair, got {other:?}",
+                bad.tally
+            ),
+        }
+    }
+    let unknown = RunId::new(run.get() + 1_000_000);
+    assert!(matches!(
+        store.commit_pair(&pair(unknown, 0)).await,
+        Err(StoreError::UnknownRun { run, .. }) if run == unknown
+    ));
+    assert!(matches!(
+        store.totals(unknown).await,
+        Err(StoreError::UnknownRun { .. })
+    ));
+    assert!(matches!(
+        store.committed_pair_indices(unknown).await,
+        Err(StoreError::UnknownRun { .. })
+    ));
+    assert!(matches!(
+        store.finish_run(unknown, "H1").await,
+        Err(StoreError::UnknownRun { .. })
+    ));
+
+    assert_eq!(
+        store.committed_pair_indices(run).await.unwrap(),
+        BTreeSet::from([0])
+    );
+    assert_eq!(store.totals(run).await.unwrap(), expected_totals([0]));
+    assert_eq!(all_games(store, run).await.len(), 2);
+}
+
+pub async fn run_names_are_unique(store: &Store) {
+    let spec = spec(&unique("unique-name"), 10);
+    let first = store.create_run(&spec).await.unwrap();
+    match store.create_run(&spec).await {
+        Err(StoreError::DuplicateRunName { existing, name, .. }) => {
+            assert_eq!(existing, first);
+            assert_eq!(name, spec.name);
+        }
+        other => panic!("expected DuplicateRunName, got {other:?}"),
+    }
+    let other = store
+        .create_run(&self::spec(&unique("other-name"), 10))
+        .await
+        .unwrap();
+    assert_ne!(other, first);
+}
+
+/// `tasks` tasks commit `per_task` pairs each, interleaved, plus one retry each. Returns the
+/// commit rate in pairs per second.
+pub async fn concurrent_commits_are_all_counted(
+    store: Arc<Store>,
+    tasks: u64,
+    per_task: u64,
+) -> f64 {
+    let run = store
+        .create_run(&spec(&unique("concurrent"), tasks * per_task))
+        .await
+        .unwrap();
+    let started = Instant::now();
+    let handles: Vec<_> = (0..tasks)
+        .map(|t| {
+            let store = Arc::clone(&store);
+            tokio::spawn(async move {
+                for i in 0..per_task {
+                    let k = i * tasks + t;
+                    let outcome = store.commit_pair(&pair(run, k)).await;
+                    assert_eq!(outcome.unwrap(), Committed::Inserted, "pair {k}");
+                }
+                // A retry of a pair another task committed.
+                let other = (t + 1) % tasks;
+                assert_eq!(
+                    store.commit_pair(&pair(run, other)).await.unwrap(),
+                    Committed::AlreadyPresent
+                );
+            })
+        })
+        .collect();
+    for handle in handles {
+        handle.await.expect("commit task");
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let all: BTreeSet<u64> = (0..tasks * per_task).collect();
+    assert_eq!(
+        store.committed_pair_indices(run).await.unwrap(),
+        all,
+        "no pair lost"
+    );
+    assert_eq!(
+        store.totals(run).await.unwrap(),
+        expected_totals(all.iter().copied())
+    );
+    assert_eq!(
+        all_games(&store, run).await.len() as u64,
+        2 * tasks * per_task
+    );
+    (tasks * per_task + tasks) as f64 / elapsed
+}

@@ -1,0 +1,278 @@
+//! The store on real SQLite files in temporary directories.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Arc;
+
+use arbiter_store::{Committed, Location, Store, StoreError};
+use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
+use sqlx::{Row, SqlitePool};
+
+use common::*;
+
+async fn fresh() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&Location::Sqlite(dir.path().join("arbiter.db")))
+        .await
+        .unwrap();
+    (dir, store)
+}
+
+/// A plain connection to the file, behind the store's back.
+async fn raw(path: &Path) -> SqlitePool {
+    let options = SqliteConnectOptions::new()
+        .filename(path)
+        .create_if_missing(true);
+    SqlitePoolOptions::new()
+        .max_connections(1)
+        .connect_with(options)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn runs_pairs_and_games_round_trip() {
+    let (_dir, store) = fresh().await;
+    common::runs_pairs_and_games_round_trip(&store).await;
+}
+
+#[tokio::test]
+async fn duplicate_commit_changes_nothing() {
+    let (_dir, store) = fresh().await;
+    common::duplicate_commit_changes_nothing(&store).await;
+}
+
+#[tokio::test]
+async fn resume_set_is_exact_and_per_run() {
+    let (_dir, store) = fresh().await;
+    common::resume_set_is_exact_and_per_run(&store).await;
+}
+
+#[tokio::test]
+async fn bad_commits_write_nothing() {
+    let (_dir, store) = fresh().await;
+    common::bad_commits_write_nothing(&store).await;
+}
+
+#[tokio::test]
+async fn run_names_are_unique() {
+    let (_dir, store) = fresh().await;
+    common::run_names_are_unique(&store).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_commits_are_all_counted() {
+    let (_dir, store) = fresh().await;
+    let rate = common::concurrent_commits_are_all_counted(Arc::new(store), 8, 200).await;
+    // With synchronous = FULL every commit is an fsync: this is the price, in the test log.
+    eprintln!("sqlite: {rate:.0} commits/s (8 tasks x 200 pairs, WAL, synchronous=FULL)");
+}
+
+#[tokio::test]
+async fn committed_pairs_survive_close_and_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let location = Location::Sqlite(dir.path().join("arbiter.db"));
+    let store = Store::open(&location).await.unwrap();
+    let run = store.create_run(&spec("reopen", 10)).await.unwrap();
+    for k in [0, 1, 2] {
+        assert_eq!(
+            store.commit_pair(&pair(run, k)).await.unwrap(),
+            Committed::Inserted
+        );
+    }
+    drop(store); // no close: as a process that ends abruptly
+    let store = Store::open_existing(&location).await.unwrap();
+    assert_eq!(
+        store.committed_pair_indices(run).await.unwrap(),
+        BTreeSet::from([0, 1, 2])
+    );
+    let _ = store.commit_pair(&pair(run, 3)).await.unwrap();
+    store.close().await;
+    let store = Store::open_existing(&location).await.unwrap();
+    assert_eq!(
+        store.totals(run).await.unwrap(),
+        expected_totals([0, 1, 2, 3])
+    );
+    assert_eq!(store.run(run).await.unwrap().spec.name, "reopen");
+}
+
+#[tokio::test]
+async fn the_file_is_in_wal_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("arbiter.db");
+    Store::open(&Location::Sqlite(path.clone()))
+        .await
+        .unwrap()
+        .close()
+        .await;
+    let pool = raw(&path).await;
+    let mode: String = sqlx::query("PRAGMA journal_mode")
+        .fetch_one(&pool)
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(mode, "wal");
+}
+
+#[tokio::test]
+async fn open_existing_does_not_create_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("missing.db");
+    let error = Store::open_existing(&Location::Sqlite(path.clone()))
+        .await
+        .err()
+        .expect("an error");
+    assert!(matches!(error, StoreError::NotFound { .. }), "{error:?}");
+    assert!(error.to_string().contains("missing.db"), "{error}");
+    assert!(!path.exists());
+}
+
+#[tokio::test]
+async fn a_file_that_is_not_a_database_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("games.pgn");
+    std::fs::write(&text, "[Event \"?\"]\n\n1. e4 e5 *\n".repeat(50)).unwrap();
+    let garbage = dir.path().join("garbage.db");
+    std::fs::write(
+        &garbage,
+        (0..8192u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    let short = dir.path().join("short.db");
+    std::fs::write(&short, "not sqlite").unwrap();
+
+    for path in [text, garbage, short] {
+        let before = std::fs::read(&path).unwrap();
+        let location = Location::Sqlite(path.clone());
+        for opened in [
+            Store::open(&location).await,
+            Store::open_existing(&location).await,
+        ] {
+            let error = opened.err().expect("an error");
+            assert!(
+                matches!(error, StoreError::NotADatabase { .. }),
+                "{}: {error:?}",
+                path.display()
+            );
+            let message = error.to_string();
+            assert!(
+                message.contains(&path.display().to_string()) && message.contains("not a database"),
+                "{message}"
+            );
+        }
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            before,
+            "{} was modified",
+            path.display()
+        );
+    }
+}
+
+#[tokio::test]
+async fn another_programs_database_is_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("other.db");
+    let pool = raw(&path).await;
+    sqlx::query("CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)")
+        .execute(&pool)
+        .await
+        .unwrap();
+    pool.close().await;
+
+    let error = Store::open(&Location::Sqlite(path.clone()))
+        .await
+        .err()
+        .expect("an error");
+    match &error {
+        StoreError::NotArbiterDatabase { reason, .. } => {
+            assert!(reason.contains("customers"), "{reason}")
+        }
+        other => panic!("expected NotArbiterDatabase, got {other:?}"),
+    }
+    assert!(error.to_string().contains("other.db"), "{error}");
+    let pool = raw(&path).await;
+    let tables: Vec<String> = sqlx::query("SELECT name FROM sqlite_master WHERE type = 'table'")
+        .fetch_all(&pool)
+        .await
+        .unwrap()
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    assert_eq!(
+        tables,
+        ["customers"],
+        "arbiter added tables to someone else's database"
+    );
+}
+
+#[tokio::test]
+async fn a_newer_schema_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("arbiter.db");
+    let store = Store::open(&Location::Sqlite(path.clone())).await.unwrap();
+    let run = store
+        .create_run(&spec("from-the-future", 10))
+        .await
+        .unwrap();
+    let _ = store.commit_pair(&pair(run, 0)).await.unwrap();
+    store.close().await;
+
+    // What a newer arbiter leaves behind: a migration this build has never heard of.
+    let pool = raw(&path).await;
+    sqlx::query(
+        "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
+         VALUES (2, 'batches and leases', TRUE, x'00', 0)",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
+    pool.close().await;
+
+    let error = Store::open(&Location::Sqlite(path))
+        .await
+        .err()
+        .expect("an error");
+    assert!(
+        matches!(
+            error,
+            StoreError::NewerSchema {
+                found: 2,
+                supported: 1,
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("newer"), "{error}");
+}
+
+#[tokio::test]
+async fn an_empty_file_becomes_a_store() {
+    // `touch runs.db` then `arbiter match --store runs.db`: an empty file is an empty database.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("empty.db");
+    std::fs::write(&path, "").unwrap();
+    let store = Store::open_existing(&Location::Sqlite(path)).await.unwrap();
+    assert_eq!(store.runs().await.unwrap(), vec![]);
+}
+
+#[cfg(not(feature = "postgres"))]
+#[tokio::test]
+async fn postgres_urls_need_the_feature() {
+    let location = Location::parse("postgres://arbiter:s3cret@localhost/arbiter");
+    let error = Store::open(&location).await.err().expect("an error");
+    assert!(
+        matches!(error, StoreError::PostgresNotEnabled { .. }),
+        "{error:?}"
+    );
+    let message = error.to_string();
+    assert!(
+        message.contains("postgres") && !message.contains("s3cret"),
+        "{message}"
+    );
+}
