@@ -13,7 +13,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use arbiter_rules::{Move, MoveKind, Position, Role, Square};
+use arbiter_rules::{Bitboard, Move, MoveKind, MoveList, Position, Rank, Role, Square};
 use arrayvec::ArrayVec;
 
 use crate::evaluate::Evaluator;
@@ -751,7 +751,7 @@ impl<'a> Searcher<'a> {
                 return eval;
             }
             alpha = alpha.max(eval);
-            (eval, eval, pos.capture_moves())
+            (eval, eval, Self::tactical_moves(pos))
         };
 
         let original_alpha = alpha;
@@ -800,6 +800,19 @@ impl<'a> Searcher<'a> {
         self.tt
             .store(key, packed, best_score, static_eval, 0, bound, ply);
         best_score
+    }
+
+    /// Captures, plus queen promotions when a pawn is about to promote: what quiescence
+    /// searches when not in check.
+    fn tactical_moves(pos: &Position) -> MoveList {
+        let us = pos.turn();
+        let seventh = Bitboard::relative_rank(us, Rank::SEVENTH);
+        if (pos.board().by_piece(Role::Pawn.of(us)) & seventh).is_empty() {
+            return pos.capture_moves();
+        }
+        let mut moves = pos.legal_moves();
+        moves.retain(|mv| mv.is_capture() || mv.promotion == Some(Role::Queen));
+        moves
     }
 
     pub(crate) fn nodes(&self) -> u64 {
