@@ -4,7 +4,10 @@
 use std::process::Command;
 
 fn arbiter(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_arbiter")).args(args).output().expect("run arbiter");
+    let out = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(args)
+        .output()
+        .expect("run arbiter");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8(out.stdout).expect("utf-8 stdout"),
@@ -24,7 +27,9 @@ fn divide_format_matches_go_perft() {
     let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
     let (code, out, _) = arbiter(&["perft", "--fen", kiwipete, "--depth", "3", "--divide"]);
     assert_eq!(code, 0);
-    let (moves, total) = out.split_once("\n\n").expect("a blank line before the total");
+    let (moves, total) = out
+        .split_once("\n\n")
+        .expect("a blank line before the total");
     let mut sum = 0u64;
     let mut lines = 0;
     for line in moves.lines() {
@@ -34,14 +39,23 @@ fn divide_format_matches_go_perft() {
         lines += 1;
     }
     assert_eq!(lines, 48, "one line per legal move");
-    assert!(moves.lines().any(|l| l.starts_with("e1g1: ")), "castling as the king's move");
+    assert!(
+        moves.lines().any(|l| l.starts_with("e1g1: ")),
+        "castling as the king's move"
+    );
     assert_eq!(sum, 97862);
     assert_eq!(total, "Nodes searched: 97862\n");
 }
 
 #[test]
 fn bad_fen_exits_2_naming_the_field() {
-    let (code, out, err) = arbiter(&["perft", "--fen", "4k3/8/8/8/8/8/8/4K3 w K - 0 1", "--depth", "1"]);
+    let (code, out, err) = arbiter(&[
+        "perft",
+        "--fen",
+        "4k3/8/8/8/8/8/8/4K3 w K - 0 1",
+        "--depth",
+        "1",
+    ]);
     assert_eq!(code, 2);
     assert!(out.is_empty());
     assert!(err.contains("FEN field 3 (castling)"), "{err}");

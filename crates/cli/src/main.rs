@@ -5,6 +5,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod cutechess;
+mod match_cmd;
 mod perft;
 mod sprt;
 
@@ -18,6 +20,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Play a match (or SPRT) from a TOML configuration; rerunning resumes it.
+    Match(match_cmd::MatchArgs),
     /// Count the leaves of the legal move tree (the output format of Stockfish's `go perft`).
     Perft(perft::PerftArgs),
     /// Elo, LOS, normalized Elo and the SPRT verdict from match counts; or, with --expect, the
@@ -25,12 +29,41 @@ enum Command {
     Sprt(sprt::SprtArgs),
 }
 
+fn run_cutechess(args: &[String]) -> ExitCode {
+    let parsed = match cutechess::parse(args) {
+        Ok(parsed) => parsed,
+        Err(err) => {
+            eprintln!("error: {err}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    for warning in &parsed.warnings {
+        eprintln!("warning: {warning}");
+    }
+    match match_cmd::run_config(parsed.config, false) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}
+
 /// Usage and configuration errors exit with 2, as DESIGN.md's exit codes require.
 pub const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
+    // `arbiter -engine cmd=... -engine ... -each tc=...`: the cutechess/fastchess grammar.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args
+        .first()
+        .is_some_and(|a| a.starts_with('-') && !a.starts_with("--") && a != "-h" && a != "-V")
+    {
+        return run_cutechess(&args);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Match(args) => match_cmd::run(&args),
         Command::Perft(args) => perft::run(&args),
         Command::Sprt(args) => sprt::run(&args),
     };

@@ -8,12 +8,12 @@
 
 use std::time::{Duration, Instant};
 
-use arbiter_rules::uci::{move_to_uci, parse_uci_move};
+use arbiter_rules::uci::parse_uci_move;
 use arbiter_rules::{Color, Game, Move, Outcome, Role, RuleSet, Termination};
 
 use crate::adjudication::{Adjudication, Adjudicator};
 use crate::openings::Opening;
-use crate::player::{position_command, MoveRequest, Player};
+use crate::player::{MoveRequest, Player, PositionCommand};
 use crate::process::EngineFault;
 use crate::tc::{Clock, TimeControl};
 use crate::uci::{GoLimits, Score};
@@ -76,6 +76,46 @@ impl GameRecord {
     pub fn plies(&self) -> usize {
         self.moves.len()
     }
+
+    /// The name of the player of `color`.
+    pub fn player(&self, color: Color) -> &str {
+        match color {
+            Color::White => &self.white,
+            Color::Black => &self.black,
+        }
+    }
+}
+
+/// The record of a game that could not start because a player failed to get ready: a loss
+/// for that player, with no moves.
+pub fn unplayable(
+    names: [&str; 2],
+    opening: &Opening,
+    faulted: Color,
+    fault: &EngineFault,
+) -> GameRecord {
+    let outcome = Outcome::win(!faulted, termination_of(fault));
+    let reason = describe(&outcome, faulted, None);
+    GameRecord {
+        white: names[0].to_owned(),
+        black: names[1].to_owned(),
+        opening: opening.clone(),
+        moves: opening.moves.clone(),
+        stats: vec![None; opening.moves.len()],
+        outcome,
+        reason,
+        faulted: Some(faulted),
+        duration: Duration::ZERO,
+        overhead: Duration::ZERO,
+    }
+}
+
+fn termination_of(fault: &EngineFault) -> Termination {
+    match fault {
+        EngineFault::TimeForfeit { .. } => Termination::TimeForfeit,
+        EngineFault::Stalled { .. } => Termination::StalledConnection,
+        EngineFault::Exited | EngineFault::Spawn { .. } => Termination::Abandoned,
+    }
 }
 
 /// Plays one game. Never fails: every problem is an outcome.
@@ -88,11 +128,11 @@ pub async fn play_game(
     let started = Instant::now();
     let mut overhead = Duration::ZERO;
     let mut game = Game::new(spec.opening.start, spec.rules);
-    let mut moves_uci: Vec<String> = Vec::with_capacity(160);
+    let mut command = PositionCommand::new(&spec.opening.start);
     let mut stats: Vec<Option<MoveStats>> = Vec::with_capacity(160);
     for &mv in &spec.opening.moves {
         game.play_unchecked(mv);
-        moves_uci.push(move_to_uci(Some(mv)));
+        command.push(mv);
         stats.push(None);
     }
     let mut clocks = [
@@ -117,10 +157,13 @@ pub async fn play_game(
             (None, Some(movetime)) => Some(movetime + spec.time_margin),
             (None, None) => None,
         };
-        let command = position_command(game.start(), &moves_uci);
+        // Positions before the last capture or pawn move can never repeat: the in-process
+        // engine needs only the rest.
+        let positions = game.positions();
+        let reversible = (pos.halfmove_clock() as usize).min(positions.len() - 1);
         let request = MoveRequest {
-            position_command: &command,
-            history: game.positions(),
+            position_command: command.as_str(),
+            history: &positions[positions.len() - 1 - reversible..],
             limits,
             deadline,
         };
@@ -131,12 +174,7 @@ pub async fn play_game(
         let reply = match reply {
             Ok(reply) => reply,
             Err(fault) => {
-                let termination = match fault {
-                    EngineFault::TimeForfeit { .. } => Termination::TimeForfeit,
-                    EngineFault::Stalled { .. } => Termination::StalledConnection,
-                    EngineFault::Exited | EngineFault::Spawn { .. } => Termination::Abandoned,
-                };
-                let outcome = forfeit(&pos, mover, termination);
+                let outcome = forfeit(&pos, mover, termination_of(&fault));
                 let reason = describe(&outcome, mover, None);
                 break (outcome, reason, Some(mover));
             }
@@ -170,7 +208,7 @@ pub async fn play_game(
         };
         let loop_start = Instant::now();
         game.play_unchecked(mv);
-        moves_uci.push(move_to_uci(Some(mv)));
+        command.push(mv);
         let info = reply.info.as_ref();
         let score = info.and_then(|i| i.score);
         stats.push(Some(MoveStats {

@@ -11,9 +11,13 @@
 //! game. Faults of engines are ordinary outcomes at every layer, never errors that stop a run.
 
 pub mod adjudication;
+pub mod builtin;
+pub mod config;
 pub mod game;
 pub mod openings;
+pub mod outputs;
 pub mod player;
 pub mod process;
 pub mod tc;
+pub mod tournament;
 pub mod uci;

@@ -175,6 +175,11 @@ impl Book {
     /// The opening of pair `pair` in a run with `seed`: sequential from `start`, or a seeded
     /// shuffle of the whole book, reshuffled each time the book is used up.
     pub fn opening_for_pair(&self, seed: u64, pair: u64) -> &Opening {
+        &self.openings[self.index_for_pair(seed, pair)]
+    }
+
+    /// The book index behind [`Book::opening_for_pair`].
+    pub fn index_for_pair(&self, seed: u64, pair: u64) -> usize {
         let n = self.openings.len() as u64;
         let index = match self.order {
             BookOrder::Sequential => (self.offset as u64 + pair) % n,
@@ -188,7 +193,7 @@ impl Book {
                 )
             }
         };
-        &self.openings[index as usize]
+        index as usize
     }
 }
 

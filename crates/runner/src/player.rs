@@ -1,21 +1,24 @@
-//! Players: whatever can be asked for a move. A UCI engine process, or (with the `staunton`
-//! engine linked in) an in-process engine.
+//! Players: whatever can be asked for a move. A UCI engine process, or staunton in process.
 
 use std::time::Duration;
 
-use arbiter_rules::Position;
+use arbiter_rules::uci::move_to_uci;
+use arbiter_rules::{Move, Position};
 
+use crate::builtin::{BuiltinPlayer, BuiltinSpec};
 use crate::process::{EngineFault, ProcessSpec, Reply, Timeouts, UciProcess};
 use crate::uci::{self, GoLimits};
 
 /// What one player is, as configured.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum PlayerKind {
     Uci(ProcessSpec),
+    /// staunton, searching on the runner's CPU pool: no process, no pipes.
+    Builtin(Box<BuiltinSpec>),
 }
 
 /// A configured player: a name for the PGN and the tables, and how to start it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PlayerSpec {
     pub name: String,
     pub kind: PlayerKind,
@@ -37,15 +40,17 @@ pub struct MoveRequest<'a> {
 
 /// A started player.
 pub enum Player {
-    Uci(UciProcess),
+    Uci(Box<UciProcess>),
+    Builtin(BuiltinPlayer),
 }
 
 impl Player {
     pub async fn start(spec: &PlayerSpec) -> Result<Player, EngineFault> {
         match &spec.kind {
-            PlayerKind::Uci(process) => Ok(Player::Uci(
+            PlayerKind::Uci(process) => Ok(Player::Uci(Box::new(
                 UciProcess::start(process, spec.timeouts).await?,
-            )),
+            ))),
+            PlayerKind::Builtin(builtin) => Ok(Player::Builtin(BuiltinPlayer::new(builtin))),
         }
     }
 
@@ -53,6 +58,10 @@ impl Player {
     pub async fn new_game(&mut self) -> Result<(), EngineFault> {
         match self {
             Player::Uci(engine) => engine.new_game().await,
+            Player::Builtin(engine) => {
+                engine.new_game();
+                Ok(())
+            }
         }
     }
 
@@ -63,6 +72,7 @@ impl Player {
                     .go(request.position_command, &request.limits, request.deadline)
                     .await
             }
+            Player::Builtin(engine) => engine.think(request.history, &request.limits).await,
         }
     }
 
@@ -70,12 +80,39 @@ impl Player {
     pub async fn shutdown(self) {
         match self {
             Player::Uci(engine) => engine.shutdown().await,
+            Player::Builtin(_) => {}
         }
     }
 }
 
-/// The `position` command for a game from `start` with `moves` played.
-pub fn position_command(start: &Position, moves: &[String]) -> String {
-    let fen = (*start != Position::starting()).then(|| start.fen());
-    uci::position_command(fen.as_deref(), moves)
+/// The `position` command of a game, grown by one move at a time: UCI wants the whole game
+/// every move, and rebuilding it would make each game quadratic in its length.
+pub struct PositionCommand {
+    text: String,
+    has_moves: bool,
+}
+
+impl PositionCommand {
+    pub fn new(start: &Position) -> PositionCommand {
+        let fen = (*start != Position::starting()).then(|| start.fen());
+        let mut text = uci::position_command(fen.as_deref(), &[]);
+        text.reserve(6 * 200);
+        PositionCommand {
+            text,
+            has_moves: false,
+        }
+    }
+
+    pub fn push(&mut self, mv: Move) {
+        if !self.has_moves {
+            self.text.push_str(" moves");
+            self.has_moves = true;
+        }
+        self.text.push(' ');
+        self.text.push_str(&move_to_uci(Some(mv)));
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
 }

@@ -225,7 +225,10 @@ impl UciProcess {
         self.searching = true;
         let flag = deadline.map(|d| started + d);
         let give_up = flag.unwrap_or(started + self.timeouts.unclocked_move);
-        let mut last_scored: Option<Info> = None;
+        // Only the last scored line is ever used, so lines are kept as text and parsed once at
+        // `bestmove`: engines print many `info` lines per move, and the runner's cost per
+        // move is what is left when the engines are fast.
+        let mut last_scored: Option<String> = None;
         loop {
             let line = match self.next_line(give_up, "bestmove").await {
                 Ok(line) => line,
@@ -242,18 +245,19 @@ impl UciProcess {
                 return Ok(Reply {
                     bestmove,
                     ponder,
-                    info: last_scored,
+                    info: last_scored.map(|text| uci::parse_info(&text)),
                     elapsed,
                 });
             }
-            if line.text.starts_with("info") {
-                let info = uci::parse_info(&line.text);
-                if let Some(note) = &info.string {
-                    self.note(format!("info string {note}"));
-                }
-                if info.score.is_some() && info.multipv.unwrap_or(1) == 1 {
-                    last_scored = Some(info);
-                }
+            if let Some(note) = line.text.strip_prefix("info string ") {
+                let note = format!("info string {note}");
+                self.note(note);
+            } else if line.text.starts_with("info")
+                && (line.text.contains(" score cp ") || line.text.contains(" score mate "))
+                && (!line.text.contains(" multipv ")
+                    || uci::parse_info(&line.text).multipv == Some(1))
+            {
+                last_scored = Some(line.text);
             }
         }
     }

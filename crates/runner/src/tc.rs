@@ -41,7 +41,7 @@ fn parse_seconds(text: &str) -> Option<Duration> {
         Some((min, sec)) => min.parse::<f64>().ok()? * 60.0 + sec.parse::<f64>().ok()?,
         None => text.parse::<f64>().ok()?,
     };
-    (secs.is_finite() && secs >= 0.0 && secs < 1e9).then(|| Duration::from_secs_f64(secs))
+    (secs.is_finite() && (0.0..1e9).contains(&secs)).then(|| Duration::from_secs_f64(secs))
 }
 
 impl FromStr for ClockSpec {
@@ -210,7 +210,7 @@ impl Clock {
         self.remaining = self.remaining.saturating_sub(used) + spec.increment;
         self.moves_made += 1;
         if let Some(moves) = spec.moves {
-            if self.moves_made % moves == 0 {
+            if self.moves_made.is_multiple_of(moves) {
                 self.remaining += spec.base;
             }
         }

@@ -198,7 +198,9 @@ async fn handshake_faults_are_reported_not_hung() {
 #[tokio::test]
 async fn dropping_a_player_ends_its_process() {
     let player = Player::start(&fixture(&[])).await.unwrap();
-    let Player::Uci(engine) = &player;
+    let Player::Uci(engine) = &player else {
+        panic!("a UCI player")
+    };
     let pid = engine.pid().expect("running");
     drop(player);
     let proc_path = format!("/proc/{pid}");

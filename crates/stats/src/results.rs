@@ -54,6 +54,13 @@ pub struct Pentanomial {
 }
 
 impl Pentanomial {
+    /// The bucket of one pair, from the first engine's score in each of its two games in half
+    /// points (0 loss, 1 draw, 2 win): the pair's total, so 0 = LL, 2 = DD or WL, 4 = WW.
+    pub fn bucket(half_points: [u8; 2]) -> usize {
+        debug_assert!(half_points.iter().all(|&h| h <= 2));
+        usize::from(half_points[0] + half_points[1])
+    }
+
     /// From `[LL, LD, DD+WL, DW, WW]`, the order fishtest and fastchess print.
     pub fn from_counts(counts: [u64; 5]) -> Self {
         let [ll, ld, dd_wl, dw, ww] = counts;

@@ -100,11 +100,7 @@ fn main() {
                     say(&mut out, "uciok");
                 }
             }
-            "isready" => {
-                if fault != "no-readyok" {
-                    say(&mut out, "readyok");
-                }
-            }
+            "isready" if fault != "no-readyok" => say(&mut out, "readyok"),
             "position" => {
                 if let Some(p) = set_position(line) {
                     pos = p;

@@ -1,0 +1,593 @@
+//! The match: many games at once, in colour-swapped pairs, each finished pair committed to the
+//! store, stopped by the SPRT.
+//!
+//! Workers take games from the schedule (pair `k`, game 0 with the first engine as White, game
+//! 1 with colours swapped, both from the opening the seed gives pair `k`) and play them with
+//! players borrowed from per-engine pools. A single collector owns everything that must
+//! happen once: it joins the two games of a pair, commits the pair with its PGN and tally in
+//! one transaction, reads the totals back, and recomputes the LLR from them. Nothing is
+//! counted in memory, so a run killed at any instant resumes from exactly what the store holds.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use arbiter_rules::pgn::PgnGame;
+use arbiter_rules::uci::move_to_uci;
+use arbiter_rules::{Color, Game, RuleSet};
+use arbiter_stats::{Pentanomial, Sample, Sprt, SprtState, SprtStatus, StatsError};
+use arbiter_store::{
+    Committed, GameResult, GameRow, PairRecord, PairTally, RunId, RunState, Store, StoreError,
+    Totals,
+};
+use tokio::sync::{mpsc, watch};
+
+use crate::adjudication::Adjudication;
+use crate::game::{play_game, GameRecord, GameSpec};
+use crate::openings::Book;
+use crate::player::{Player, PlayerSpec};
+use crate::process::EngineFault;
+use crate::tc::TimeControl;
+
+/// Everything a match needs, resolved and validated.
+#[derive(Debug)]
+pub struct MatchSpec {
+    /// The first player is the one under test: totals and Elo are from its point of view.
+    pub players: [PlayerSpec; 2],
+    pub time_controls: [TimeControl; 2],
+    pub time_margin: Duration,
+    pub book: Book,
+    /// Pairs in the schedule (cutechess's `-rounds` with `-games 2 -repeat`).
+    pub pairs: u64,
+    /// Games in flight at once.
+    pub concurrency: usize,
+    pub adjudication: Adjudication,
+    pub rules: RuleSet,
+    pub sprt: Option<Sprt>,
+    /// Keep going after an engine fault (restart the engine), or stop the run.
+    pub recover: bool,
+    pub seed: u64,
+    /// PGN `Event` and `Site` tags.
+    pub event: String,
+    pub site: String,
+}
+
+/// What happens during a match, for whoever reports it (progress bar, cutechess-style lines,
+/// JSON lines, PGN file).
+#[derive(Clone, Debug)]
+pub enum Event {
+    GameStarted {
+        number: u64,
+        pair: u64,
+        white: String,
+        black: String,
+    },
+    GameFinished {
+        number: u64,
+        pair: u64,
+        record: Arc<GameRecord>,
+        pgn: String,
+        json: String,
+    },
+    /// A pair is in the store (or already was); `totals` and `sprt` are recomputed from it.
+    PairCommitted {
+        pair: u64,
+        totals: Totals,
+        sprt: Option<SprtStatus>,
+        already_present: bool,
+    },
+    Warning(String),
+}
+
+/// How a match ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    /// The SPRT accepted H1 (or H0).
+    Accepted(SprtState),
+    /// Every pair was played without an SPRT decision (or without an SPRT).
+    Complete,
+    /// Stopped from outside (Ctrl-C); resumable.
+    Interrupted,
+    /// An engine fault under `strict` (no recover); resumable.
+    Fault(String),
+}
+
+impl Verdict {
+    /// The text the store records and the summary prints.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Verdict::Accepted(SprtState::H1) => "H1",
+            Verdict::Accepted(SprtState::H0) => "H0",
+            Verdict::Accepted(SprtState::Continue) | Verdict::Complete => "complete",
+            Verdict::Interrupted => "interrupted",
+            Verdict::Fault(_) => "stopped",
+        }
+    }
+}
+
+/// The end of a match.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    pub totals: Totals,
+    pub sprt: Option<SprtStatus>,
+    pub verdict: Verdict,
+}
+
+/// What stops a match as an error (engine faults are not errors; they are game results).
+#[derive(Debug, thiserror::Error)]
+pub enum MatchError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("statistics: {0}")]
+    Stats(#[from] StatsError),
+    #[error("engine {name}: {fault}")]
+    EngineStart { name: String, fault: EngineFault },
+}
+
+/// One finished game on its way to the collector.
+struct Finished {
+    pair: u64,
+    game_index: usize,
+    record: GameRecord,
+    started_at: SystemTime,
+}
+
+/// A finished game with its PGN and JSON written once, for the event and for the store.
+struct Written {
+    finished: Finished,
+    pgn: String,
+    json: String,
+}
+
+/// Idle started players of one engine, reused between games.
+type Pool = Mutex<Vec<Player>>;
+
+/// Plays the pairs of `run` that the store does not hold yet. `cancel` turning true stops
+/// the match (games in flight are abandoned uncounted; the run stays resumable).
+pub async fn run_match(
+    spec: Arc<MatchSpec>,
+    store: Arc<Store>,
+    run: RunId,
+    events: mpsc::UnboundedSender<Event>,
+    mut cancel: watch::Receiver<bool>,
+) -> Result<Summary, MatchError> {
+    let committed = store.committed_pair_indices(run).await?;
+    let mut totals = store.totals(run).await?;
+    // A finished run is closed: report its verdict again rather than play on.
+    if let RunState::Finished { verdict } = store.run(run).await?.state {
+        let verdict = match verdict.as_str() {
+            "H1" => Verdict::Accepted(SprtState::H1),
+            "H0" => Verdict::Accepted(SprtState::H0),
+            _ => Verdict::Complete,
+        };
+        return Ok(Summary {
+            totals,
+            sprt: sprt_status(&spec, &totals)?,
+            verdict,
+        });
+    }
+    let mut sprt_status = sprt_status(&spec, &totals)?;
+    if let Some(status) = sprt_status.filter(|s| s.state != SprtState::Continue) {
+        return Ok(Summary {
+            totals,
+            sprt: Some(status),
+            verdict: Verdict::Accepted(status.state),
+        });
+    }
+
+    let queue: VecDeque<(u64, usize)> = (0..spec.pairs)
+        .filter(|k| !committed.contains(k))
+        .flat_map(|k| [(k, 0), (k, 1)])
+        .collect();
+    let remaining_pairs = queue.len() / 2;
+    let queue = Arc::new(Mutex::new(queue));
+    let pools: Arc<[Pool; 2]> = Arc::new([Mutex::new(Vec::new()), Mutex::new(Vec::new())]);
+    let stop = Arc::new(AtomicBool::new(false));
+    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<Result<Finished, MatchError>>();
+
+    let workers: Vec<_> = (0..spec.concurrency.max(1))
+        .map(|_| {
+            let (spec, queue, pools, stop, done, events) = (
+                spec.clone(),
+                queue.clone(),
+                pools.clone(),
+                stop.clone(),
+                done_tx.clone(),
+                events.clone(),
+            );
+            tokio::spawn(async move { worker(spec, queue, pools, stop, done, events).await })
+        })
+        .collect();
+    drop(done_tx);
+
+    let mut halves: HashMap<u64, [Option<Written>; 2]> = HashMap::new();
+    let mut pairs_done = 0;
+    let verdict = loop {
+        if pairs_done == remaining_pairs {
+            break Verdict::Complete;
+        }
+        let finished = tokio::select! {
+            finished = done_rx.recv() => finished,
+            _ = cancel.changed() => {
+                if *cancel.borrow() { break Verdict::Interrupted; }
+                continue;
+            }
+        };
+        let finished = match finished {
+            Some(Ok(finished)) => finished,
+            Some(Err(err)) => {
+                stop_workers(&stop, &workers);
+                return Err(err);
+            }
+            None => break Verdict::Complete,
+        };
+        if let (Some(color), false) = (finished.record.faulted, spec.recover) {
+            let reason = format!(
+                "{} ({color}): {}",
+                finished.record.player(color),
+                finished.record.reason
+            );
+            break Verdict::Fault(reason);
+        }
+        let pair = finished.pair;
+        let index = finished.game_index;
+        let number = 2 * pair + index as u64 + 1;
+        let pgn = game_pgn(&spec, &finished.record, number, finished.started_at);
+        let json = game_json(&finished.record, number, pair);
+        let written = Written {
+            finished,
+            pgn,
+            json,
+        };
+        let _ = events.send(Event::GameFinished {
+            number,
+            pair,
+            record: Arc::new(written.finished.record.clone()),
+            pgn: written.pgn.clone(),
+            json: written.json.clone(),
+        });
+        let slot = halves.entry(pair).or_default();
+        slot[index] = Some(written);
+        if slot.iter().any(Option::is_none) {
+            continue;
+        }
+        let [Some(first), Some(second)] = halves.remove(&pair).expect("both halves") else {
+            unreachable!()
+        };
+        let record = pair_record(&spec, run, pair, [&first, &second]);
+        let committed = store.commit_pair(&record).await?;
+        totals = store.totals(run).await?;
+        sprt_status = sprt_status_of(&spec, &totals)?;
+        pairs_done += 1;
+        let _ = events.send(Event::PairCommitted {
+            pair,
+            totals,
+            sprt: sprt_status,
+            already_present: committed == Committed::AlreadyPresent,
+        });
+        if let Some(status) = sprt_status.filter(|s| s.state != SprtState::Continue) {
+            break Verdict::Accepted(status.state);
+        }
+    };
+    stop_workers(&stop, &workers);
+    for worker in workers {
+        let _ = worker.await;
+    }
+    // Idle engines are shut down politely; busy ones went with their aborted workers.
+    for pool in pools.iter() {
+        let players: Vec<Player> = pool
+            .lock()
+            .map(|mut p| p.drain(..).collect())
+            .unwrap_or_default();
+        for player in players {
+            player.shutdown().await;
+        }
+    }
+    if matches!(verdict, Verdict::Accepted(_) | Verdict::Complete) {
+        store.finish_run(run, verdict.as_str()).await?;
+    }
+    Ok(Summary {
+        totals,
+        sprt: sprt_status,
+        verdict,
+    })
+}
+
+fn stop_workers(stop: &AtomicBool, workers: &[tokio::task::JoinHandle<()>]) {
+    stop.store(true, Ordering::SeqCst);
+    for worker in workers {
+        worker.abort();
+    }
+}
+
+fn sprt_status(spec: &MatchSpec, totals: &Totals) -> Result<Option<SprtStatus>, MatchError> {
+    if totals.pairs == 0 {
+        return Ok(None);
+    }
+    sprt_status_of(spec, totals)
+}
+
+/// The SPRT verdict of the totals as stored: recomputed from scratch every time.
+fn sprt_status_of(spec: &MatchSpec, totals: &Totals) -> Result<Option<SprtStatus>, MatchError> {
+    let Some(sprt) = &spec.sprt else {
+        return Ok(None);
+    };
+    let sample = Sample::from(Pentanomial::from_counts(totals.pentanomial));
+    Ok(Some(sprt.status(&sample)?))
+}
+
+async fn worker(
+    spec: Arc<MatchSpec>,
+    queue: Arc<Mutex<VecDeque<(u64, usize)>>>,
+    pools: Arc<[Pool; 2]>,
+    stop: Arc<AtomicBool>,
+    done: mpsc::UnboundedSender<Result<Finished, MatchError>>,
+    events: mpsc::UnboundedSender<Event>,
+) {
+    loop {
+        if stop.load(Ordering::SeqCst) {
+            return;
+        }
+        let Some((pair, game_index)) = queue.lock().ok().and_then(|mut q| q.pop_front()) else {
+            return;
+        };
+        // Game 0: the first engine has White; game 1: colours swapped.
+        let order = if game_index == 0 { [0, 1] } else { [1, 0] };
+        let mut seats = Vec::with_capacity(2);
+        for &engine in &order {
+            match take_player(&spec.players[engine], &pools[engine]).await {
+                Ok(player) => seats.push(player),
+                Err(err) => {
+                    let _ = done.send(Err(err));
+                    return;
+                }
+            }
+        }
+        let (mut white, mut black) = {
+            let mut it = seats.into_iter();
+            (it.next().expect("white"), it.next().expect("black"))
+        };
+        let names = [
+            spec.players[order[0]].name.as_str(),
+            spec.players[order[1]].name.as_str(),
+        ];
+        let number = 2 * pair + game_index as u64 + 1;
+        let _ = events.send(Event::GameStarted {
+            number,
+            pair,
+            white: names[0].into(),
+            black: names[1].into(),
+        });
+        let started_at = SystemTime::now();
+        let prepared = match white.new_game().await {
+            Err(fault) => Err((Color::White, fault)),
+            Ok(()) => black
+                .new_game()
+                .await
+                .map_err(|fault| (Color::Black, fault)),
+        };
+        let opening = spec.book.opening_for_pair(spec.seed, pair);
+        let game_spec = GameSpec {
+            opening,
+            time_controls: [&spec.time_controls[order[0]], &spec.time_controls[order[1]]],
+            time_margin: spec.time_margin,
+            adjudication: spec.adjudication,
+            rules: spec.rules,
+        };
+        let record = match prepared {
+            Ok(()) => play_game(&mut white, &mut black, names, &game_spec).await,
+            Err((color, fault)) => crate::game::unplayable(names, opening, color, &fault),
+        };
+        // A player that faulted is not trusted again: drop it (which kills the process) and
+        // start a fresh one next time. `restart=on` does the same after every game.
+        for (color, player) in [(Color::White, white), (Color::Black, black)] {
+            let engine = order[color.index()];
+            if record.faulted == Some(color) || spec.players[engine].restart {
+                drop(player);
+            } else if let Ok(mut pool) = pools[engine].lock() {
+                pool.push(player);
+            }
+        }
+        if done
+            .send(Ok(Finished {
+                pair,
+                game_index,
+                record,
+                started_at,
+            }))
+            .is_err()
+        {
+            return;
+        }
+    }
+}
+
+async fn take_player(spec: &PlayerSpec, pool: &Pool) -> Result<Player, MatchError> {
+    if let Some(player) = pool.lock().ok().and_then(|mut p| p.pop()) {
+        return Ok(player);
+    }
+    Player::start(spec)
+        .await
+        .map_err(|fault| MatchError::EngineStart {
+            name: spec.name.clone(),
+            fault,
+        })
+}
+
+fn pair_record(spec: &MatchSpec, run: RunId, pair: u64, games: [&Written; 2]) -> PairRecord {
+    // Half points of the first engine: it is White in game 0 and Black in game 1.
+    let half_points =
+        |written: &Written, first_is: Color| match written.finished.record.outcome.winner {
+            None => 1u8,
+            Some(winner) if winner == first_is => 2,
+            Some(_) => 0,
+        };
+    let points = [
+        half_points(games[0], Color::White),
+        half_points(games[1], Color::Black),
+    ];
+    let wins = points.iter().filter(|&&p| p == 2).count() as u8;
+    let draws = points.iter().filter(|&&p| p == 1).count() as u8;
+    let tally = PairTally {
+        wins,
+        draws,
+        losses: 2 - wins - draws,
+        penta: Pentanomial::bucket(points) as u8,
+    };
+    let opening_index = spec.book.index_for_pair(spec.seed, pair) as u64;
+    let row = |written: &Written| {
+        let finished = &written.finished;
+        let record = &finished.record;
+        GameRow {
+            game_number: 2 * pair + finished.game_index as u64 + 1,
+            white: record.white.clone(),
+            black: record.black.clone(),
+            result: match record.outcome.winner {
+                Some(Color::White) => GameResult::WhiteWins,
+                Some(Color::Black) => GameResult::BlackWins,
+                None => GameResult::Draw,
+            },
+            termination: record.outcome.termination.pgn_tag().to_owned(),
+            plies: record.plies() as u32,
+            opening_index,
+            opening_fen: record.opening.start.fen(),
+            pgn: written.pgn.clone(),
+            json: written.json.clone(),
+            started_at: finished.started_at,
+            duration: record.duration,
+        }
+    };
+    PairRecord {
+        run,
+        pair_index: pair,
+        tally,
+        games: [row(games[0]), row(games[1])],
+    }
+}
+
+/// The PGN of one game: seven-tag roster, cutechess's extra tags, `{+0.35/12 0.250s}` move
+/// comments, and the reason after the last move.
+pub fn game_pgn(
+    spec: &MatchSpec,
+    record: &GameRecord,
+    number: u64,
+    started_at: SystemTime,
+) -> String {
+    let mut game = Game::new(record.opening.start, spec.rules);
+    for &mv in &record.moves {
+        game.play_unchecked(mv);
+    }
+    let mut pgn = PgnGame::from_game(&game, Some(&record.outcome));
+    pgn.tags.clear();
+    let tc = &spec.time_controls[usize::from(record.white != spec.players[0].name)];
+    for (name, value) in [
+        ("Event", spec.event.clone()),
+        ("Site", spec.site.clone()),
+        ("Date", pgn_date(started_at)),
+        ("Round", number.to_string()),
+        ("White", record.white.clone()),
+        ("Black", record.black.clone()),
+        ("Result", record.outcome.result_token().to_owned()),
+        (
+            "Termination",
+            record.outcome.termination.pgn_tag().to_owned(),
+        ),
+        ("TimeControl", tc.pgn_tag()),
+        ("PlyCount", record.plies().to_string()),
+        ("Opening", record.opening.source.clone()),
+    ] {
+        pgn.set_tag(name, &value);
+    }
+    pgn.comments = record
+        .stats
+        .iter()
+        .map(|stats| {
+            Some(
+                stats
+                    .as_ref()
+                    .map_or_else(|| "book".to_owned(), |s| s.comment()),
+            )
+        })
+        .collect();
+    match pgn.comments.last_mut() {
+        Some(Some(last)) => {
+            last.push_str(", ");
+            last.push_str(&record.reason);
+        }
+        _ => pgn.leading_comment = Some(record.reason.clone()),
+    }
+    pgn.to_pgn().unwrap_or_else(|e| {
+        format!(
+            "[Event \"{}\"]\n\n{{unwritable game: {e}}} *\n\n",
+            spec.event
+        )
+    })
+}
+
+/// One JSON object per game, for `jsonl` output and the store.
+pub fn game_json(record: &GameRecord, number: u64, pair: u64) -> String {
+    let moves: Vec<String> = record
+        .moves
+        .iter()
+        .map(|&mv| move_to_uci(Some(mv)))
+        .collect();
+    let latency: Vec<f64> = record
+        .stats
+        .iter()
+        .flatten()
+        .map(|s| s.elapsed.as_secs_f64() * 1000.0)
+        .collect();
+    serde_json::json!({
+        "game": number,
+        "pair": pair,
+        "white": record.white,
+        "black": record.black,
+        "result": record.outcome.result_token(),
+        "termination": record.outcome.termination.pgn_tag(),
+        "reason": record.reason,
+        "plies": record.plies(),
+        "opening": record.opening.source,
+        "fen": record.opening.start.fen(),
+        "moves": moves.join(" "),
+        "move_ms": latency,
+        "duration_ms": record.duration.as_millis() as u64,
+        "runner_overhead_us": record.overhead.as_micros() as u64,
+    })
+    .to_string()
+}
+
+/// `YYYY.MM.DD` in UTC, from the civil-from-days algorithm (no calendar crate needed).
+fn pgn_date(time: SystemTime) -> String {
+    let days = time
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() / 86_400) as i64;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}.{month:02}.{day:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(pgn_date(UNIX_EPOCH), "1970.01.01");
+        assert_eq!(
+            pgn_date(UNIX_EPOCH + Duration::from_secs(951_782_400)),
+            "2000.02.29"
+        );
+        assert_eq!(
+            pgn_date(UNIX_EPOCH + Duration::from_secs(1_795_910_400)),
+            "2026.11.29"
+        );
+    }
+}

@@ -1,0 +1,194 @@
+//! Matches end to end inside the runner: in-process staunton at small node limits, a real
+//! SQLite store in a temporary folder, the exactly-once contract checked from the store.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use arbiter_rules::pgn::PgnReader;
+use arbiter_rules::RuleSet;
+use arbiter_runner::adjudication::Adjudication;
+use arbiter_runner::builtin::BuiltinSpec;
+use arbiter_runner::openings::{Book, BookSpec};
+use arbiter_runner::outputs::export_pgn;
+use arbiter_runner::player::{PlayerKind, PlayerSpec};
+use arbiter_runner::process::Timeouts;
+use arbiter_runner::tc::TimeControl;
+use arbiter_runner::tournament::{run_match, Event, MatchSpec, Verdict};
+use arbiter_store::{Location, RunSpec, Store};
+use tokio::sync::{mpsc, watch};
+
+fn staunton(name: &str, knight: i64) -> PlayerSpec {
+    let mut params = staunton::Params::default();
+    params.set("knight_mg", knight).unwrap();
+    PlayerSpec {
+        name: name.into(),
+        kind: PlayerKind::Builtin(Box::new(BuiltinSpec { params, hash_mb: 1 })),
+        timeouts: Timeouts::default(),
+        restart: false,
+    }
+}
+
+fn spec(pairs: u64, concurrency: usize, nodes: u64) -> MatchSpec {
+    let book_file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../openings/quick.epd");
+    let tc = TimeControl {
+        nodes: Some(nodes),
+        ..TimeControl::default()
+    };
+    MatchSpec {
+        players: [staunton("dev", 325), staunton("base", 250)],
+        time_controls: [tc.clone(), tc],
+        time_margin: Duration::from_millis(50),
+        book: Book::load(&BookSpec {
+            file: Some(book_file.into()),
+            ..BookSpec::default()
+        })
+        .unwrap(),
+        pairs,
+        concurrency,
+        adjudication: Adjudication {
+            maxmoves: Some(60),
+            ..Adjudication::default()
+        },
+        rules: RuleSet::default(),
+        sprt: None,
+        recover: true,
+        seed: 7,
+        event: "test".into(),
+        site: "here".into(),
+    }
+}
+
+async fn open_run(dir: &std::path::Path, pairs: u64) -> (Arc<Store>, arbiter_store::RunId) {
+    let store = Store::open(&Location::parse(&dir.join("runs.db").display().to_string()))
+        .await
+        .unwrap();
+    let run = store
+        .create_run(&RunSpec {
+            name: "t".into(),
+            seed: 7,
+            config: String::new(),
+            first_engine: "dev".into(),
+            second_engine: "base".into(),
+            pairs_planned: pairs,
+        })
+        .await
+        .unwrap();
+    (Arc::new(store), run)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_match_commits_every_pair_once_and_exports_legal_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, run) = open_run(dir.path(), 6).await;
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let (_cancel_tx, cancel) = watch::channel(false);
+    let summary = run_match(Arc::new(spec(6, 3, 300)), store.clone(), run, tx, cancel)
+        .await
+        .unwrap();
+    assert_eq!(summary.verdict, Verdict::Complete);
+    assert_eq!(summary.totals.pairs, 6);
+    assert_eq!(
+        summary.totals.wins + summary.totals.draws + summary.totals.losses,
+        12
+    );
+    assert_eq!(summary.totals.pentanomial.iter().sum::<u64>(), 6);
+
+    let mut finished = 0;
+    while let Ok(event) = rx.try_recv() {
+        if let Event::GameFinished { record, .. } = event {
+            finished += 1;
+            assert_eq!(record.faulted, None, "{}", record.reason);
+        }
+    }
+    assert_eq!(finished, 12);
+
+    let pgn = dir.path().join("out.pgn");
+    assert_eq!(export_pgn(&store, run, &pgn).await.unwrap(), 12);
+    let games: Vec<_> =
+        PgnReader::new(std::io::BufReader::new(std::fs::File::open(&pgn).unwrap())).collect();
+    assert_eq!(games.len(), 12);
+    for (i, game) in games.into_iter().enumerate() {
+        let game = game.unwrap_or_else(|e| panic!("game {i}: {e}"));
+        // Every game replays legally and its recorded result is what the rules or the
+        // adjudicator decided.
+        let replay = game.to_game(RuleSet::default()).unwrap();
+        assert_ne!(game.result, "*");
+        let termination = game.tag("Termination").unwrap();
+        if termination == "normal" {
+            let outcome = replay.outcome().expect("a normal ending is a rules ending");
+            assert_eq!(outcome.result_token(), game.result);
+        } else {
+            assert_eq!(termination, "adjudication");
+        }
+        assert_eq!(game.tag("Round").unwrap(), (i + 1).to_string());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn interrupting_and_resuming_plays_each_pair_exactly_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, run) = open_run(dir.path(), 8).await;
+    let spec = Arc::new(spec(8, 2, 300));
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let (cancel_tx, cancel) = watch::channel(false);
+    let first = tokio::spawn(run_match(spec.clone(), store.clone(), run, tx, cancel));
+    // Interrupt after the third pair is in the store.
+    let mut committed = 0;
+    while let Some(event) = rx.recv().await {
+        if let Event::PairCommitted { .. } = event {
+            committed += 1;
+            if committed == 3 {
+                cancel_tx.send(true).unwrap();
+                break;
+            }
+        }
+    }
+    let summary = first.await.unwrap().unwrap();
+    assert_eq!(summary.verdict, Verdict::Interrupted);
+    let kept = store.committed_pair_indices(run).await.unwrap();
+    assert!(kept.len() >= 3 && kept.len() < 8, "{kept:?}");
+
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let (_cancel_tx, cancel) = watch::channel(false);
+    let summary = run_match(spec, store.clone(), run, tx, cancel)
+        .await
+        .unwrap();
+    assert_eq!(summary.verdict, Verdict::Complete);
+    assert_eq!(summary.totals.pairs, 8);
+    assert_eq!(
+        store.committed_pair_indices(run).await.unwrap(),
+        (0..8).collect()
+    );
+    let pgn = dir.path().join("out.pgn");
+    assert_eq!(export_pgn(&store, run, &pgn).await.unwrap(), 16);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thousand_in_process_games_in_flight() {
+    // 500 pairs with concurrency 1000: every game is in flight at once, each with its own
+    // engine and hash, searching on the shared CPU pool.
+    let dir = tempfile::tempdir().unwrap();
+    let (store, run) = open_run(dir.path(), 500).await;
+    let mut spec = spec(500, 1000, 40);
+    spec.adjudication.maxmoves = Some(20);
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let (_cancel_tx, cancel) = watch::channel(false);
+    let watcher = tokio::spawn(async move {
+        let (mut in_flight, mut peak) = (0i64, 0i64);
+        while let Some(event) = rx.recv().await {
+            match event {
+                Event::GameStarted { .. } => in_flight += 1,
+                Event::GameFinished { .. } => in_flight -= 1,
+                _ => {}
+            }
+            peak = peak.max(in_flight);
+        }
+        peak
+    });
+    let summary = run_match(Arc::new(spec), store, run, tx, cancel)
+        .await
+        .unwrap();
+    assert_eq!(summary.totals.pairs, 500);
+    let peak = watcher.await.unwrap();
+    assert!(peak >= 900, "only {peak} games were in flight at once");
+}

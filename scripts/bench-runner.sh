@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Measures the match runner (issue 5's figures), on this machine, in one run:
+#   1. games per minute: in-process staunton vs the same games through the staunton UCI binary
+#   2. the runner's own CPU time per move (the arbiter process only; engines are children)
+#   3. time losses at 1+0.01 with concurrency 2 (staunton UCI vs staunton UCI)
+#   4. peak memory with 1,000 in-process games in flight
+# Usage: scripts/bench-runner.sh [PAIRS]   (default 100 pairs for 1 and 2, 50 for 3)
+# Built with `cargo build --release` (lto, codegen-units=1). Needs python3 for the arithmetic.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+pairs=${1:-100}
+cargo build --release -q -p arbiter -p staunton
+arbiter=$PWD/target/release/arbiter
+staunton=$PWD/target/release/staunton
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+book=$PWD/openings/quick.epd
+
+engine_lines() { # $1 = builtin|uci
+  if [ "$1" = builtin ]; then
+    printf '[[engine]]\nname = "dev"\nbuiltin = "staunton"\n[[engine]]\nname = "base"\nbuiltin = "staunton"\n'
+  else
+    printf '[[engine]]\nname = "dev"\ncmd = "%s"\n[[engine]]\nname = "base"\ncmd = "%s"\n' "$staunton" "$staunton"
+  fi
+}
+
+run() { # $1 = name, $2 = rounds, $3 = concurrency, $4 = [each] body, $5 = engines
+  local dir=$work/$1
+  mkdir -p "$dir"
+  {
+    printf 'name = "%s"\nrounds = %s\nconcurrency = %s\nstore = "runs.db"\njsonl = "games.jsonl"\n' "$1" "$2" "$3"
+    printf '[openings]\nfile = "%s"\norder = "sequential"\n[adjudication]\nmaxmoves = 120\n' "$book"
+    printf '[each]\n%s\n' "$4"
+    engine_lines "$5"
+  } > "$dir/run.toml"
+  local start end
+  start=$(date +%s.%N)
+  "$arbiter" match --quiet "$dir/run.toml" > "$dir/out.txt" 2>&1 || true
+  end=$(date +%s.%N)
+  python3 - "$dir/games.jsonl" "$start" "$end" "$1" <<'PY'
+import json, sys
+path, start, end, name = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+games, moves, forfeits, summary = 0, 0, 0, {}
+for line in open(path):
+    d = json.loads(line)
+    if d.get("type") == "summary":
+        summary = d
+        continue
+    games += 1
+    moves += len(d["move_ms"])
+    forfeits += d["termination"] == "time forfeit"
+wall = end - start
+print(json.dumps({"name": name, "games": games, "moves": moves, "wall_s": round(wall, 2),
+                  "games_per_min": round(games / wall * 60, 1), "time_forfeits": forfeits,
+                  "runner_cpu_ms": summary.get("runner_cpu_ms"), "peak_rss_mb": summary.get("peak_rss_mb"),
+                  "runner_cpu_us_per_move": round(1000 * summary.get("runner_cpu_ms", 0) / max(moves, 1), 1)}))
+PY
+}
+
+echo "== arbiter runner benchmark, $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ)"
+inproc=$(run inprocess "$pairs" 2 'tc = "inf"
+nodes = 2000
+hash = 1' builtin)
+uci=$(run uci "$pairs" 2 'tc = "inf"
+nodes = 2000
+options = { Hash = "1" }' uci)
+losses=$(run timeloss $((pairs / 2)) 2 'tc = "1+0.01"
+timemargin = 0
+options = { Hash = "8" }' uci)
+flight=$(run inflight 500 1000 'tc = "inf"
+nodes = 200
+hash = 1' builtin)
+python3 - "$inproc" "$uci" "$losses" "$flight" <<'PY'
+import json, sys
+inproc, uci, losses, flight = (json.loads(a) for a in sys.argv[1:])
+print(f"1. games/min at 2000 nodes, concurrency 2: in-process {inproc['games_per_min']}, "
+      f"UCI binary {uci['games_per_min']}, ratio {inproc['games_per_min'] / max(uci['games_per_min'], 1e-9):.2f}x")
+print(f"2. runner CPU per move (UCI run, arbiter process only): {uci['runner_cpu_us_per_move']} us "
+      f"({uci['runner_cpu_ms']} ms over {uci['moves']} moves)")
+print(f"3. time losses at 1+0.01, concurrency 2, margin 0 ms: {losses['time_forfeits']} of {losses['games']} games")
+print(f"4. peak memory, 1000 in-process games in flight (500 pairs, 200 nodes): {flight['peak_rss_mb']:.1f} MiB "
+      f"({flight['games']} games in {flight['wall_s']} s)")
+PY

@@ -1,0 +1,138 @@
+//! Kill `arbiter match` with SIGKILL at arbitrary moments, run the same command again, and
+//! check the contracts: every committed pair is kept, none is counted twice, the run finishes
+//! with exactly the planned pairs, and the PGN file equals what the store holds.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use arbiter_store::{Location, Store};
+use futures_util::StreamExt;
+
+const PAIRS: u64 = 80;
+
+fn config(dir: &Path) -> std::path::PathBuf {
+    let text = format!(
+        "name = \"resume\"\nrounds = {PAIRS}\nconcurrency = 2\nstore = \"runs.db\"\npgnout = \"games.pgn\"\n\
+         [each]\ntc = \"inf\"\nnodes = 1500\n\
+         [adjudication]\nmaxmoves = 80\n\
+         [openings]\nfile = \"{}\"\norder = \"random\"\n\
+         [[engine]]\nname = \"dev\"\nbuiltin = \"staunton\"\n\
+         [[engine]]\nname = \"base\"\nbuiltin = \"staunton\"\nparams = {{ bishop_mg = 280 }}\n",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../openings/quick.epd")
+    );
+    let path = dir.join("resume.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn sigkill_and_resume_loses_nothing_and_counts_nothing_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = config(dir.path());
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    for _ in 0..5 {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(["match", "--quiet"])
+            .arg(&path)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        std::thread::sleep(Duration::from_millis(200 + seed % 1200));
+        child.kill().unwrap(); // SIGKILL on Unix
+        child.wait().unwrap();
+    }
+    let before = committed(dir.path());
+    eprintln!(
+        "{} of {PAIRS} pairs committed across the killed runs",
+        before.len()
+    );
+    assert!(
+        before.len() < PAIRS as usize,
+        "the kills must interrupt the run for this test to mean anything"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["match", "--quiet"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains(&format!("{} in the store", before.len())),
+        "resumed from the store: {stdout}"
+    );
+
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let store = Store::open(&Location::parse(
+            &dir.path().join("runs.db").display().to_string(),
+        ))
+        .await
+        .unwrap();
+        let run = store
+            .find_run_by_name("resume")
+            .await
+            .unwrap()
+            .expect("the run")
+            .id;
+        assert_eq!(
+            store.committed_pair_indices(run).await.unwrap(),
+            (0..PAIRS).collect::<BTreeSet<_>>()
+        );
+        let totals = store.totals(run).await.unwrap();
+        assert_eq!(totals.pairs, PAIRS);
+        assert_eq!(totals.wins + totals.draws + totals.losses, 2 * PAIRS);
+        assert_eq!(totals.pentanomial.iter().sum::<u64>(), PAIRS);
+        // The PGN file is the store's games in order, nothing more, nothing less.
+        let mut from_store = String::new();
+        let mut games = store.games(run);
+        while let Some(game) = games.next().await {
+            from_store.push_str(&game.unwrap().game.pgn);
+        }
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("games.pgn")).unwrap(),
+            from_store
+        );
+    });
+    // Pairs committed before the kills were kept, not replayed.
+    assert!(before.is_subset(&committed(dir.path())));
+
+    // Running the finished command again changes nothing.
+    let out = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["match", "--quiet"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!("{PAIRS} in the store")),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("Started game"), "{stdout}");
+}
+
+fn committed(dir: &Path) -> BTreeSet<u64> {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let Ok(store) =
+            Store::open(&Location::parse(&dir.join("runs.db").display().to_string())).await
+        else {
+            return BTreeSet::new();
+        };
+        match store.find_run_by_name("resume").await.unwrap() {
+            Some(run) => store.committed_pair_indices(run.id).await.unwrap(),
+            None => BTreeSet::new(),
+        }
+    })
+}
