@@ -64,20 +64,27 @@ hash = 1' builtin)
 uci=$(run uci "$pairs" 2 'tc = "inf"
 nodes = 2000
 options = { Hash = "1" }' uci)
+inproc_small=$(run inprocess100 "$pairs" 2 'tc = "inf"
+nodes = 100
+hash = 1' builtin)
+uci_small=$(run uci100 "$pairs" 2 'tc = "inf"
+nodes = 100
+options = { Hash = "1" }' uci)
 losses=$(run timeloss $((pairs / 2)) 2 'tc = "1+0.01"
 timemargin = 0
 options = { Hash = "8" }' uci)
 flight=$(run inflight 500 1000 'tc = "inf"
 nodes = 200
-hash = 1' builtin)
-python3 - "$inproc" "$uci" "$losses" "$flight" <<'PY'
+hash = 0' builtin)
+python3 - "$inproc" "$uci" "$losses" "$flight" "$inproc_small" "$uci_small" <<'PY'
 import json, sys
-inproc, uci, losses, flight = (json.loads(a) for a in sys.argv[1:])
-print(f"1. games/min at 2000 nodes, concurrency 2: in-process {inproc['games_per_min']}, "
-      f"UCI binary {uci['games_per_min']}, ratio {inproc['games_per_min'] / max(uci['games_per_min'], 1e-9):.2f}x")
+inproc, uci, losses, flight, inproc_small, uci_small = (json.loads(a) for a in sys.argv[1:])
+for nodes, a, b in ((2000, inproc, uci), (100, inproc_small, uci_small)):
+    print(f"1. games/min at {nodes} nodes, concurrency 2: in-process {a['games_per_min']}, "
+          f"UCI binary {b['games_per_min']}, ratio {a['games_per_min'] / max(b['games_per_min'], 1e-9):.2f}x")
 print(f"2. runner CPU per move (UCI run, arbiter process only): {uci['runner_cpu_us_per_move']} us "
       f"({uci['runner_cpu_ms']} ms over {uci['moves']} moves)")
 print(f"3. time losses at 1+0.01, concurrency 2, margin 0 ms: {losses['time_forfeits']} of {losses['games']} games")
-print(f"4. peak memory, 1000 in-process games in flight (500 pairs, 200 nodes): {flight['peak_rss_mb']:.1f} MiB "
+print(f"4. peak memory, 1000 in-process games in flight (500 pairs, 200 nodes, 64 KiB hash): {flight['peak_rss_mb']:.1f} MiB "
       f"({flight['games']} games in {flight['wall_s']} s)")
 PY
