@@ -22,7 +22,7 @@ fn staunton(name: &str, knight: i64) -> PlayerSpec {
     params.set("knight_mg", knight).unwrap();
     PlayerSpec {
         name: name.into(),
-        kind: PlayerKind::Builtin(Box::new(BuiltinSpec { params, hash_mb: 1 })),
+        kind: PlayerKind::Builtin(Box::new(BuiltinSpec { params, hash_mb: 0 })),
         timeouts: Timeouts::default(),
         restart: false,
     }
