@@ -15,7 +15,7 @@ use staunton::PARAMS;
 
 /// `staunton bench` at the default depth: the engine's behavioural signature. Update it (and
 /// the README) with every change that alters search or evaluation.
-const BENCH_SIGNATURE: u64 = 1_301_026;
+const BENCH_SIGNATURE: u64 = 1_257_921;
 
 const EXE: &str = env!("CARGO_BIN_EXE_staunton");
 const TIMEOUT: Duration = Duration::from_secs(20);
@@ -196,6 +196,28 @@ fn setoption_of_a_piece_value_changes_the_evaluation() {
         "{complaint:?}"
     );
     assert_eq!(eval(&mut s), after);
+
+    // A parameter file replaces every parameter: back to the default knight, 50 more for
+    // both halves of the knight's value.
+    let path = std::env::temp_dir().join(format!("staunton-uci-{}.toml", std::process::id()));
+    std::fs::write(&path, "knight_mg = 375\nknight_eg = 360\n").unwrap();
+    s.send(&format!(
+        "setoption name ParamsFile value {}",
+        path.display()
+    ));
+    assert_eq!(eval(&mut s) - before, 50);
+    std::fs::write(&path, "knight_mg = oops\n").unwrap();
+    s.send(&format!(
+        "setoption name ParamsFile value {}",
+        path.display()
+    ));
+    let complaint = s.read_until(|l| l.starts_with("info string"));
+    assert!(
+        complaint.last().unwrap().contains("ParamsFile"),
+        "{complaint:?}"
+    );
+    assert_eq!(eval(&mut s) - before, 50);
+    let _ = std::fs::remove_file(&path);
 }
 
 #[test]

@@ -7,6 +7,8 @@
 //! moves of this ply; the countermove to the opponent's last move; other quiet moves by their
 //! history score; captures that lose material; under-promotions last.
 
+use std::ops::ControlFlow;
+
 use arbiter_rules::{Color, Move, MoveList, Position, Role, MAX_MOVES};
 use arrayvec::ArrayVec;
 
@@ -33,19 +35,31 @@ pub struct Heuristics {
     pub killers: [[Option<Move>; 2]; crate::search::MAX_PLY + 2],
     /// The quiet reply that refuted a move, by the moved piece (colour, role) and its square.
     counters: [[[Option<Move>; 64]; 6]; 2],
+    /// Counter-move history: how good a quiet move (role, to) has been as the reply to the
+    /// opponent's last move (role, to). Colours are implied by who moves.
+    follow_up: [[[[i16; 64]; 6]; 64]; 6],
 }
 
 impl Heuristics {
     pub fn new() -> Box<Heuristics> {
-        Box::new(Heuristics {
+        // Built on the heap directly: the tables are too big to pass through the stack.
+        let mut heur: Box<Heuristics> = Box::new(Heuristics {
             history: [[[0; 64]; 64]; 2],
             killers: [[None; 2]; crate::search::MAX_PLY + 2],
             counters: [[[None; 64]; 6]; 2],
-        })
+            follow_up: [[[[0; 64]; 6]; 64]; 6],
+        });
+        heur.clear();
+        heur
     }
 
     pub fn clear(&mut self) {
-        *self = *Heuristics::new();
+        self.history = [[[0; 64]; 64]; 2];
+        self.killers = [[None; 2]; crate::search::MAX_PLY + 2];
+        self.counters = [[[None; 64]; 6]; 2];
+        for table in self.follow_up.iter_mut().flatten().flatten() {
+            *table = [0; 64];
+        }
     }
 
     #[inline]
@@ -53,11 +67,27 @@ impl Heuristics {
         self.history[side.index()][mv.from.index()][mv.to.index()]
     }
 
-    /// Moves a history score towards ±HISTORY_MAX by `bonus`, less the closer it already is.
-    pub fn update_history(&mut self, side: Color, mv: Move, bonus: i32) {
-        let h = &mut self.history[side.index()][mv.from.index()][mv.to.index()];
+    /// The combined history of a quiet move: butterfly plus counter-move history.
+    #[inline]
+    pub fn quiet_score(&self, side: Color, previous: Option<Move>, mv: Move) -> i32 {
+        let follow = previous.map_or(0, |p| {
+            i32::from(self.follow_up[p.role.index()][p.to.index()][mv.role.index()][mv.to.index()])
+        });
+        self.history(side, mv) + follow
+    }
+
+    /// Moves the history scores of `mv` towards ±HISTORY_MAX by `bonus`, less the closer they
+    /// already are.
+    pub fn update_history(&mut self, side: Color, previous: Option<Move>, mv: Move, bonus: i32) {
         let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
+        let h = &mut self.history[side.index()][mv.from.index()][mv.to.index()];
         *h += bonus - *h * bonus.abs() / HISTORY_MAX;
+        if let Some(p) = previous {
+            let f =
+                &mut self.follow_up[p.role.index()][p.to.index()][mv.role.index()][mv.to.index()];
+            let v = i32::from(*f);
+            *f = (v + bonus - v * bonus.abs() / HISTORY_MAX) as i16;
+        }
     }
 
     pub fn store_killer(&mut self, ply: usize, mv: Move) {
@@ -99,6 +129,8 @@ pub struct OrderingHints {
     pub tt_move: PackedMove,
     pub killers: [Option<Move>; 2],
     pub counter: Option<Move>,
+    /// The opponent's last move, for counter-move history.
+    pub previous: Option<Move>,
 }
 
 #[inline]
@@ -109,18 +141,25 @@ fn mvv_lva(mv: Move, values: &[i32; 6]) -> i32 {
 }
 
 impl MovePicker {
-    /// All legal moves of a main-search node.
-    pub fn new(
+    /// An empty picker, to be filled in place (the list is kilobytes: never copy it).
+    pub fn empty() -> MovePicker {
+        MovePicker {
+            moves: ArrayVec::new(),
+            next: 0,
+        }
+    }
+
+    /// Generates and scores all legal moves of a main-search node.
+    pub fn generate(
+        &mut self,
         pos: &Position,
-        moves: &MoveList,
         hints: &OrderingHints,
         heur: &Heuristics,
         values: &[i32; 6],
-    ) -> MovePicker {
+    ) {
         let side = pos.turn();
-        let mut list = ArrayVec::new();
-        for &mv in moves {
-            let score = if hints.tt_move.is(mv) {
+        let score = |mv: Move| {
+            if hints.tt_move.is(mv) {
                 TT_MOVE
             } else if mv.promotion.is_some_and(|r| r != Role::Queen) {
                 UNDER_PROMOTION + mvv_lva(mv, values)
@@ -137,14 +176,20 @@ impl MovePicker {
             } else if hints.counter == Some(mv) {
                 COUNTER
             } else {
-                heur.history(side, mv)
-            };
-            list.push(ScoredMove { mv, score });
-        }
-        MovePicker {
-            moves: list,
-            next: 0,
-        }
+                heur.quiet_score(side, hints.previous, mv)
+            }
+        };
+        self.moves.clear();
+        self.next = 0;
+        let _ = pos.for_each_piece_moves::<()>(|set| {
+            set.for_each_move(pos, |mv| {
+                self.moves.push(ScoredMove {
+                    mv,
+                    score: score(mv),
+                });
+            });
+            ControlFlow::Continue(())
+        });
     }
 
     /// Quiescence: captures (or, in check, every evasion) by MVV-LVA, hash move first.
@@ -207,12 +252,13 @@ mod tests {
             tt_move: PackedMove::new(parse_uci_move(&pos, "c3b5").unwrap()),
             killers: [Some(killer), None],
             counter: None,
+            previous: None,
         };
         let heur = Heuristics::new();
         let values = [100, 325, 325, 500, 950, 0];
-        let order: Vec<String> = MovePicker::new(&pos, &moves, &hints, &heur, &values)
-            .map(|m| move_to_uci(Some(m.mv)))
-            .collect();
+        let mut picker = MovePicker::empty();
+        picker.generate(&pos, &hints, &heur, &values);
+        let order: Vec<String> = picker.map(|m| move_to_uci(Some(m.mv))).collect();
         assert_eq!(order.len(), moves.len());
         assert_eq!(order[0], "c3b5");
         assert_eq!(order[1], "e4d5");
@@ -226,7 +272,7 @@ mod tests {
         let mv = parse_uci_move(&pos, "e2e4").unwrap();
         let mut heur = Heuristics::new();
         for _ in 0..1000 {
-            heur.update_history(Color::White, mv, 2000);
+            heur.update_history(Color::White, None, mv, 2000);
         }
         let h = heur.history(Color::White, mv);
         assert!(h > HISTORY_MAX / 2 && h <= HISTORY_MAX, "{h}");

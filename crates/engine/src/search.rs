@@ -200,8 +200,12 @@ pub struct Searcher<'a> {
     nodes: u64,
     seldepth: usize,
     aborted: bool,
-    /// False until the first iteration completes: there is always a move to play.
+    /// False until the root's first move has a score: there is always a move to play.
     can_abort: bool,
+    /// The depth of the current iteration; extensions stop at twice this many plies.
+    root_depth: i32,
+    /// The score of the best root move so far in this iteration.
+    root_score: i32,
     keys: ArrayVec<u64, { KEY_HISTORY + MAX_PLY + 8 }>,
     stack: [Frame; MAX_PLY + 4],
     root_moves: &'a [Move],
@@ -238,6 +242,8 @@ impl<'a> Searcher<'a> {
             seldepth: 0,
             aborted: false,
             can_abort: false,
+            root_depth: 0,
+            root_score: 0,
             keys: ArrayVec::new(),
             stack: [NO_FRAME; MAX_PLY + 4],
             root_moves: &limits.searchmoves,
@@ -304,8 +310,16 @@ impl<'a> Searcher<'a> {
 
         for depth in 1..=max_depth as i32 {
             self.seldepth = 0;
+            self.root_depth = depth;
             let score = self.aspiration(&root, depth, best_score);
             if self.aborted {
+                // Stopped inside the first iteration: the best root move so far is played.
+                if completed == 0 {
+                    best.extend(self.pv.root().iter().copied());
+                    best_score = self.root_score;
+                    completed = 1;
+                    seldepth = self.seldepth as u32;
+                }
                 break;
             }
             let line = self.pv.root();
@@ -323,7 +337,6 @@ impl<'a> Searcher<'a> {
             best_score = score;
             completed = depth as u32;
             seldepth = self.seldepth as u32;
-            self.can_abort = true;
             on_info(&SearchInfo {
                 depth: completed,
                 seldepth,
@@ -560,10 +573,6 @@ impl<'a> Searcher<'a> {
         }
 
         // 10. Generate and order the moves.
-        let moves = pos.legal_moves();
-        if moves.is_empty() {
-            return if in_check { -MATE + ply as i32 } else { 0 };
-        }
         let us = pos.turn();
         let previous = if ply > 0 {
             self.stack[ply - 1].mv
@@ -574,8 +583,13 @@ impl<'a> Searcher<'a> {
             tt_move,
             killers: self.heur.killers[ply],
             counter: self.heur.counter(!us, previous),
+            previous,
         };
-        let picker = MovePicker::new(pos, &moves, &hints, self.heur, &self.values);
+        let mut picker = MovePicker::empty();
+        picker.generate(pos, &hints, self.heur, &self.values);
+        if picker.is_empty() {
+            return if in_check { -MATE + ply as i32 } else { 0 };
+        }
 
         let original_alpha = alpha;
         let mut best_score = -INFINITY;
@@ -585,7 +599,7 @@ impl<'a> Searcher<'a> {
         let mut quiets_tried: ArrayVec<Move, 64> = ArrayVec::new();
         let lmp_limit = (self.params.lmp_base + depth * depth) / if improving { 1 } else { 2 };
 
-        for ScoredMove { mv, .. } in picker {
+        for ScoredMove { mv, .. } in &mut picker {
             if root && !self.root_moves.is_empty() && !self.root_moves.contains(&mv) {
                 continue;
             }
@@ -635,8 +649,10 @@ impl<'a> Searcher<'a> {
             }
             move_count += 1;
 
-            // 12. Check extension: forcing lines are searched a ply deeper.
-            let new_depth = depth - 1 + i32::from(gives_check);
+            // 12. Check extension: forcing lines are searched a ply deeper, up to twice the
+            //     iteration's depth (cross-checks could otherwise extend without end).
+            let extend = gives_check && (ply as i32) < 2 * self.root_depth;
+            let new_depth = depth - 1 + i32::from(extend);
             self.stack[ply].mv = Some(mv);
             self.stack[ply + 1].plies_from_null = self.stack[ply].plies_from_null + 1;
             self.keys.push(child.hash());
@@ -653,7 +669,7 @@ impl<'a> Searcher<'a> {
                     r += i32::from(!pv_node) + i32::from(!improving);
                     r -= i32::from(gives_check || in_check);
                     r -= i32::from(hints.killers.contains(&Some(mv)) || hints.counter == Some(mv));
-                    r -= self.heur.history(us, mv) / self.params.lmr_history_div;
+                    r -= self.heur.quiet_score(us, previous, mv) / self.params.lmr_history_div;
                     r = r.clamp(0, new_depth - 1);
                 }
                 let mut s = -self.negamax(&child, new_depth - r, -alpha - 1, -alpha, ply + 1);
@@ -675,15 +691,20 @@ impl<'a> Searcher<'a> {
                 if score > alpha {
                     best_move = Some(mv);
                     self.pv.update(ply, mv);
+                    if root {
+                        // From now on there is a move to play, so the search may be stopped.
+                        self.root_score = score;
+                        self.can_abort = true;
+                    }
                     if score >= beta {
                         // 14. A cutoff teaches move ordering: killers, countermove, history.
                         if quiet {
                             let bonus = Self::stat_bonus(depth);
                             self.heur.store_killer(ply, mv);
                             self.heur.store_counter(!us, previous, mv);
-                            self.heur.update_history(us, mv, bonus);
+                            self.heur.update_history(us, previous, mv, bonus);
                             for &tried in &quiets_tried {
-                                self.heur.update_history(us, tried, -bonus);
+                                self.heur.update_history(us, previous, tried, -bonus);
                             }
                         }
                         break;
@@ -756,7 +777,8 @@ impl<'a> Searcher<'a> {
 
         let original_alpha = alpha;
         let mut best_move = None;
-        for ScoredMove { mv, .. } in MovePicker::new_tactical(&moves, tt_move, &self.values) {
+        let mut picker = MovePicker::new_tactical(&moves, tt_move, &self.values);
+        for ScoredMove { mv, .. } in &mut picker {
             if !in_check {
                 // Delta pruning: even winning this piece for free does not reach alpha.
                 let gain = mv.capture.map_or(0, |r| self.values[r.index()]);

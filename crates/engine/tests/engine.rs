@@ -55,11 +55,20 @@ fn depth_and_node_searches_repeat_exactly_after_new_game() {
 }
 
 #[test]
-fn node_limit_is_respected_exactly_after_the_first_iteration() {
+fn node_limit_is_respected_exactly() {
     let mut engine = Engine::new(Params::default(), 1);
     let result = search(&mut engine, &[Position::starting()], &Limits::nodes(5_000));
     assert!(result.nodes <= 5_000, "{}", result.nodes);
     assert!(result.depth >= 3);
+    // Even the first iteration stops, once the first root move has a score; that move is
+    // played (a search is never without a move).
+    let kiwipete = fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
+    engine.new_game();
+    let result = search(&mut engine, &[kiwipete], &Limits::nodes(1));
+    let mv = result.best_move.expect("a move");
+    assert!(kiwipete.legal_moves().contains(&mv));
+    assert!(result.nodes < 100, "{}", result.nodes);
+    assert_eq!(result.depth, 1);
 }
 
 #[test]
