@@ -582,7 +582,10 @@ fn engine_key<'a>(
         }
         "builtin" => engine.builtin = Some(value.to_owned()),
         "params" => engine.params_file = Some(PathBuf::from(value)),
-        "hash" => settings.hash = Some(group.positive(token, value, "hash=MEGABYTES")?),
+        // 0 is staunton's minimal 64 KiB table, for thousands of games in flight.
+        "hash" => {
+            settings.hash = Some(group.number(token, value, "hash=MEGABYTES (0 for 64 KiB)")?)
+        }
         "conf" => {
             return Err(group.rejected(
                 token,
@@ -1404,7 +1407,7 @@ mod tests {
         ("-engine cmd=x depth=0", "-engine", 3, "depth=N"),
         ("-engine cmd=x timemargin=soon", "-engine", 3, "timemargin=MILLISECONDS"),
         ("-engine cmd=x restart=maybe", "-engine", 3, "restart=on"),
-        ("-engine cmd=x hash=0", "-engine", 3, "hash=MEGABYTES"),
+        ("-engine cmd=x hash=-1", "-engine", 3, "hash=MEGABYTES"),
         ("-engine conf=sf", "-engine", 2, "engines.json"),
         ("-engine name=a -engine cmd=b", "-engine", 1, "missing cmd=COMMAND"),
         ("-engine cmd=a -engine cmd=b -engine cmd=c", "-engine", 5, "a third engine"),

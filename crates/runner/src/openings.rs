@@ -339,3 +339,143 @@ mod tests {
         assert_ne!(a, (0..100).collect::<Vec<_>>(), "and not the identity");
     }
 }
+
+#[cfg(test)]
+mod book_tests {
+    use super::*;
+    use std::io::Write;
+
+    fn file(text: &str, ext: &str) -> tempfile::NamedTempFile {
+        let mut f = tempfile::Builder::new().suffix(ext).tempfile().unwrap();
+        f.write_all(text.as_bytes()).unwrap();
+        f
+    }
+
+    fn spec(path: &Path) -> BookSpec {
+        BookSpec {
+            file: Some(path.to_owned()),
+            ..BookSpec::default()
+        }
+    }
+
+    const EPD: &str = "# a comment\n\
+        rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - id \"e4\";\n\
+        rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq -\n\
+        \n\
+        rnbqkbnr/pppppppp/8/8/2P5/8/PP1PPPPP/RNBQKBNR b KQkq - 0 1\n";
+
+    #[test]
+    fn epd_books_sequential_from_start() {
+        let f = file(EPD, ".epd");
+        let book = Book::load(&BookSpec {
+            start: Some(2),
+            ..spec(f.path())
+        })
+        .unwrap();
+        assert_eq!(book.len(), 3);
+        let sources: Vec<String> = (0..4)
+            .map(|k| book.opening_for_pair(1, k).source.clone())
+            .collect();
+        let name = f.path().display().to_string();
+        assert_eq!(
+            sources,
+            [
+                format!("{name}:3"),
+                format!("{name}:5"),
+                format!("{name}:2"),
+                format!("{name}:3")
+            ]
+        );
+        let random = Book::load(&BookSpec {
+            order: BookOrder::Random,
+            ..spec(f.path())
+        })
+        .unwrap();
+        let first_cycle: std::collections::HashSet<usize> =
+            (0..3).map(|k| random.index_for_pair(9, k)).collect();
+        assert_eq!(
+            first_cycle.len(),
+            3,
+            "every opening once before any repeats"
+        );
+        assert_eq!(
+            random.index_for_pair(9, 1),
+            random.index_for_pair(9, 1),
+            "a pure function of (seed, pair)"
+        );
+    }
+
+    #[test]
+    fn malformed_lines_refuse_or_skip() {
+        let f = file(&format!("{EPD}8/8/8 w - -\n"), ".epd");
+        let err = Book::load(&spec(f.path())).unwrap_err().to_string();
+        assert!(
+            err.contains(", line 6:") && err.contains("FEN field 1"),
+            "{err}"
+        );
+        let book = Book::load(&BookSpec {
+            skip_invalid: true,
+            ..spec(f.path())
+        })
+        .unwrap();
+        assert_eq!(book.len(), 3);
+        assert_eq!(book.warnings.len(), 1);
+        assert!(book.warnings[0].contains("line 6"));
+        let empty = file("# nothing\n", ".epd");
+        assert!(Book::load(&spec(empty.path()))
+            .unwrap_err()
+            .to_string()
+            .contains("no openings"));
+        let start = Book::load(&BookSpec {
+            start: Some(9),
+            skip_invalid: true,
+            ..spec(f.path())
+        });
+        assert!(start
+            .unwrap_err()
+            .to_string()
+            .contains("start=9 but the book has only 3"));
+    }
+
+    #[test]
+    fn pgn_books_cut_to_plies() {
+        let pgn = "[Event \"a\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 *\n\n[Event \"b\"]\n\n1. d4 d5 2. c4 *\n";
+        let f = file(pgn, ".pgn");
+        let book = Book::load(&BookSpec {
+            plies: Some(3),
+            ..spec(f.path())
+        })
+        .unwrap();
+        assert_eq!(book.len(), 2);
+        assert_eq!(book.opening_for_pair(0, 0).moves.len(), 3);
+        assert_eq!(book.opening_for_pair(0, 1).moves.len(), 3);
+        let after = book.opening_for_pair(0, 0).position_after_book();
+        assert_eq!(
+            after.fen(),
+            "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2"
+        );
+        let bad = file("[Event \"x\"]\n\n1. e4 e4 *\n", ".pgn");
+        assert!(Book::load(&spec(bad.path()))
+            .unwrap_err()
+            .to_string()
+            .contains("line 3"));
+    }
+
+    #[test]
+    fn odds_books() {
+        let book = Book::load(&BookSpec {
+            odds: Some("knight".into()),
+            ..BookSpec::default()
+        })
+        .unwrap();
+        assert_eq!(
+            book.opening_for_pair(0, 5).start.fen(),
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/R1BQKBNR w KQkq - 0 1"
+        );
+        assert!(Book::load(&BookSpec {
+            odds: Some("bishop".into()),
+            ..BookSpec::default()
+        })
+        .is_err());
+    }
+}

@@ -192,3 +192,44 @@ async fn a_thousand_in_process_games_in_flight() {
     let peak = watcher.await.unwrap();
     assert!(peak >= 900, "only {peak} games were in flight at once");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn strict_mode_stops_at_the_first_engine_fault() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, run) = open_run(dir.path(), 10).await;
+    let mut spec = spec(10, 1, 100);
+    spec.recover = false;
+    spec.players[1] = PlayerSpec {
+        name: "crasher".into(),
+        kind: PlayerKind::Uci(arbiter_runner::process::ProcessSpec {
+            cmd: env!("CARGO_BIN_EXE_arbiter-fixture-engine").into(),
+            args: vec!["crash=5".into()],
+            ..Default::default()
+        }),
+        timeouts: Timeouts::default(),
+        restart: false,
+    };
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let (_cancel_tx, cancel) = watch::channel(false);
+    let summary = run_match(Arc::new(spec), store.clone(), run, tx, cancel)
+        .await
+        .unwrap();
+    match summary.verdict {
+        Verdict::Fault(reason) => assert!(
+            reason.contains("crasher") && reason.contains("disconnects"),
+            "{reason}"
+        ),
+        other => panic!("expected a fault stop, got {other:?}"),
+    }
+    assert!(
+        store.committed_pair_indices(run).await.unwrap().len() < 10,
+        "the run stopped early"
+    );
+    assert!(
+        matches!(
+            store.run(run).await.unwrap().state,
+            arbiter_store::RunState::Running
+        ),
+        "and stays resumable"
+    );
+}

@@ -1,0 +1,140 @@
+//! `arbiter match` through the real binary: both front ends (TOML and the cutechess grammar),
+//! the SPRT stopping the run with the exit codes DESIGN.md gives CI, and configuration errors.
+
+use std::process::{Command, Output};
+
+fn arbiter(args: &[&str], dir: &std::path::Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run arbiter")
+}
+
+/// staunton at 1000 nodes a move against staunton at 60, with an SPRT whose H1 is easy to
+/// reach, in the cutechess grammar.
+fn sprt_args(first_crippled: bool, store: &str) -> Vec<String> {
+    let (a, b) = if first_crippled {
+        ("nodes=60", "nodes=1000")
+    } else {
+        ("nodes=1000", "nodes=60")
+    };
+    format!(
+        "-engine builtin=staunton name=first {a} -engine builtin=staunton name=second {b} \
+         -each tc=inf hash=0 -rounds 200 -concurrency 2 -maxmoves 120 \
+         -openings file={} order=random -sprt elo0=0 elo1=100 alpha=0.05 beta=0.05 -store {store}",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../openings/quick.epd")
+    )
+    .split_whitespace()
+    .map(str::to_owned)
+    .collect()
+}
+
+#[test]
+fn sprt_exit_codes_gate_ci() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = sprt_args(false, "h1.db");
+    let out = arbiter(
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+        dir.path(),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("H1 was accepted"), "{stdout}");
+    assert_eq!(out.status.code(), Some(0), "H1 accepted exits 0");
+
+    let args = sprt_args(true, "h0.db");
+    let out = arbiter(
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+        dir.path(),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("H0 was accepted"), "{stdout}");
+    assert_eq!(out.status.code(), Some(1), "H0 accepted exits 1");
+    assert!(
+        stdout.contains("Finished game 1 (first vs second): "),
+        "cutechess-style lines: {stdout}"
+    );
+}
+
+#[test]
+fn toml_run_with_json_summary_and_inconclusive_exit() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!(
+        "rounds = 3\nconcurrency = 2\nstore = \"runs.db\"\npgnout = \"out.pgn\"\n\
+         [each]\ntc = \"inf\"\nnodes = 200\nhash = 0\n\
+         [adjudication]\nmaxmoves = 30\n\
+         [sprt]\nelo0 = 0\nelo1 = 10\n\
+         [openings]\nfile = \"{}\"\n\
+         [[engine]]\nname = \"dev\"\nbuiltin = \"staunton\"\n\
+         [[engine]]\nname = \"base\"\nbuiltin = \"staunton\"\n",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../openings/quick.epd")
+    );
+    std::fs::write(dir.path().join("run.toml"), config).unwrap();
+    let out = arbiter(&["match", "--quiet", "--json", "run.toml"], dir.path());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "no verdict after 3 pairs: exit 3\n{stdout}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(stdout.lines().rev().find(|l| l.starts_with('{')).unwrap()).unwrap();
+    assert_eq!(json["pairs"], 3);
+    assert_eq!(json["games"], 6);
+    assert_eq!(json["state"], "continue");
+    assert!(json["llr"].is_number() && json["elo"].is_number() && json["elo_ci"].is_array());
+    let pgn = std::fs::read_to_string(dir.path().join("out.pgn")).unwrap();
+    assert_eq!(pgn.matches("[Event ").count(), 6);
+}
+
+#[test]
+fn configuration_errors_exit_2_and_name_the_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("bad.toml"),
+        "rounds = 3\n[[engine]]\nname = \"a\"\nbuiltin = \"staunton\"\n",
+    )
+    .unwrap();
+    let out = arbiter(&["match", "bad.toml"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("exactly 2 engines"));
+
+    std::fs::write(dir.path().join("typo.toml"), "roundz = 3\n").unwrap();
+    let out = arbiter(&["match", "typo.toml"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("typo.toml") && err.contains("roundz"), "{err}");
+
+    std::fs::write(
+        dir.path().join("book.epd"),
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -\nnot a position\n",
+    )
+    .unwrap();
+    let out = arbiter(
+        &[
+            "-engine",
+            "builtin=staunton",
+            "name=a",
+            "-engine",
+            "builtin=staunton",
+            "name=b",
+            "-each",
+            "nodes=100",
+            "-openings",
+            "file=book.epd",
+            "-rounds",
+            "1",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("book.epd, line 2"),
+        "a malformed book line stops the run before it starts: {err}"
+    );
+
+    let out = arbiter(&["-engine", "cmdd=x"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean cmd"));
+}
