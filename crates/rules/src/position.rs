@@ -383,6 +383,7 @@ impl Position {
     /// Plays a move the generator produced for this position. A move from anywhere else is a
     /// logic error: use [`Position::play`] at the edges. The move says what moves and what is
     /// captured, so the board is updated by toggling bits, without looking anything up.
+    #[inline]
     pub fn play_unchecked(&mut self, mv: Move) {
         let us = self.turn;
         let them = !us;
