@@ -60,7 +60,7 @@ fn sprt_exit_codes_gate_ci() {
 fn toml_run_with_json_summary_and_inconclusive_exit() {
     let dir = tempfile::tempdir().unwrap();
     let config = format!(
-        "rounds = 3\nconcurrency = 2\nstore = \"runs.db\"\npgnout = \"out.pgn\"\n\
+        "rounds = 3\nconcurrency = 2\nstore = \"runs.db\"\npgnout = \"out.pgn\"\nepdout = \"out.epd\"\n\
          [each]\ntc = \"inf\"\nnodes = 200\nhash = 0\n\
          [adjudication]\nmaxmoves = 30\n\
          [sprt]\nelo0 = 0\nelo1 = 10\n\
@@ -85,6 +85,12 @@ fn toml_run_with_json_summary_and_inconclusive_exit() {
     assert!(json["llr"].is_number() && json["elo"].is_number() && json["elo_ci"].is_array());
     let pgn = std::fs::read_to_string(dir.path().join("out.pgn")).unwrap();
     assert_eq!(pgn.matches("[Event ").count(), 6);
+    let epd = std::fs::read_to_string(dir.path().join("out.epd")).unwrap();
+    assert_eq!(epd.lines().count(), 6);
+    for line in epd.lines() {
+        let record = arbiter_rules::epd::Epd::parse(line).unwrap();
+        assert!(record.id().unwrap().starts_with("game "));
+    }
 }
 
 #[test]

@@ -131,6 +131,7 @@ const FLAGS: &[&str] = &[
     "-openings",
     "-pgnout",
     "-jsonl",
+    "-epdout",
     "-store",
     "-sprt",
     "-draw",
@@ -147,7 +148,6 @@ const FLAGS: &[&str] = &[
 /// Flags accepted with a warning, and why they change nothing.
 #[rustfmt::skip]
 const IGNORED_FLAGS: &[(&str, &str)] = &[
-    ("-epdout", "EPD output is not supported yet"),
     ("-livepgnout", "the -pgnout file is rewritten as pairs finish"),
     ("-ratinginterval", "the progress line shows score, Elo and LLR after every pair"),
     ("-outcomeinterval", "the progress line shows score, Elo and LLR after every pair"),
@@ -691,6 +691,11 @@ impl<'a> Parser<'a> {
                 let token = group.one("the JSON lines file: -jsonl FILE or -jsonl file=FILE")?;
                 let file = token.text.strip_prefix("file=").unwrap_or(token.text);
                 self.config.jsonl = Some(PathBuf::from(file));
+            }
+            "-epdout" => {
+                let token = group.one("the EPD file: -epdout FILE or -epdout file=FILE")?;
+                let file = token.text.strip_prefix("file=").unwrap_or(token.text);
+                self.config.epdout = Some(PathBuf::from(file));
             }
             "-store" => {
                 // Taken literally: a postgres:// URL may contain '='.
@@ -1505,8 +1510,20 @@ mod tests {
     }
 
     #[test]
+    fn epdout_both_forms() {
+        assert_eq!(
+            ok(&format!("{TWO} -epdout out.epd")).config.epdout,
+            Some(PathBuf::from("out.epd"))
+        );
+        assert_eq!(
+            ok(&format!("{TWO} -epdout file=f.epd")).config.epdout,
+            Some(PathBuf::from("f.epd"))
+        );
+    }
+
+    #[test]
     fn ignored_flags_and_keys_warn() {
-        let extras = "-ratinginterval 10 -wait 500 -debug -tb /tb -tbpieces 6 -epdout out.epd \
+        let extras = "-ratinginterval 10 -wait 500 -debug -tb /tb -tbpieces 6 \
                       -resultformat per-color -output format=fastchess -seeds 1 -reverse \
                       -each stderr=err.txt whitepov ponder -openings file=a.epd policy=round";
         let parsed = ok(&format!("{TWO} {extras}"));
@@ -1517,7 +1534,6 @@ mod tests {
             "-debug (argument",
             "-tb /tb",
             "-tbpieces 6",
-            "-epdout out.epd (argument",
             "-resultformat per-color",
             "-output format=fastchess",
             "-seeds 1",
@@ -1529,7 +1545,7 @@ mod tests {
         ] {
             assert!(warnings.contains(needle), "{needle} in\n{warnings}");
         }
-        assert_eq!(parsed.warnings.len(), 14);
+        assert_eq!(parsed.warnings.len(), 13);
         let quiet = ok(&format!(
             "{TWO} -output format=cutechess -tournament gauntlet -variant standard"
         ));

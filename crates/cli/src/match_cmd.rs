@@ -182,6 +182,10 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
             path.display()
         );
     }
+    if let Some(path) = config.epdout.as_ref().map(|p| base.join(p)) {
+        let count = outputs::export_epd(&store, run, &path).await?;
+        println!("EPD: {} ({count} final positions)", path.display());
+    }
     let sprt = spec.sprt.as_ref().zip(summary.sprt);
     for line in outputs::score_lines(
         &spec.players[0].name,

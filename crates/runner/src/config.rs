@@ -135,6 +135,8 @@ pub struct RunConfig {
     pub pgnout: Option<PathBuf>,
     /// One JSON object per finished game.
     pub jsonl: Option<PathBuf>,
+    /// The final position of every game as EPD (cutechess's `-epdout`), exported from the store.
+    pub epdout: Option<PathBuf>,
     /// `true`: an engine fault ends that game and the run goes on (default); `false`: stop.
     pub recover: Option<bool>,
     pub event: Option<String>,

@@ -5,6 +5,7 @@
 use std::io::Write;
 use std::path::Path;
 
+use arbiter_rules::pgn::PgnReader;
 use arbiter_stats::{estimate, Pentanomial, Sample, Sprt, SprtState, SprtStatus, Trinomial};
 use arbiter_store::{RunId, Store, StoreError, Totals};
 use futures_util::StreamExt;
@@ -175,6 +176,47 @@ pub async fn export_pgn(store: &Store, run: RunId, path: &Path) -> Result<u64, E
     }
     out.flush()
         .map_err(|e| ExportError::Io(tmp.display().to_string(), e.to_string()))?;
+    drop(out);
+    std::fs::rename(&tmp, path)
+        .map_err(|e| ExportError::Io(path.display().to_string(), e.to_string()))?;
+    Ok(count)
+}
+
+/// Writes the final position of every committed game of `run` as one EPD line, with the game's
+/// number and result: cutechess's `-epdout`, rebuilt from the stored PGN so it always agrees
+/// with the store.
+pub async fn export_epd(store: &Store, run: RunId, path: &Path) -> Result<u64, ExportError> {
+    let tmp = path.with_extension("epd.tmp");
+    let io = |e: std::io::Error| ExportError::Io(tmp.display().to_string(), e.to_string());
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp).map_err(io)?);
+    let mut games = store.games(run);
+    let mut count = 0;
+    while let Some(game) = games.next().await {
+        let game = game?.game;
+        let Some(Ok(pgn)) = PgnReader::new(game.pgn.as_bytes()).next() else {
+            return Err(ExportError::Io(
+                path.display().to_string(),
+                format!("game {} has unreadable PGN", game.game_number),
+            ));
+        };
+        let mut end = pgn.start;
+        for &mv in &pgn.moves {
+            end.play_unchecked(mv);
+        }
+        writeln!(
+            out,
+            "{} id \"game {}\"; c0 \"{} vs {}: {} {}\";",
+            end.to_setup().epd_fields(),
+            game.game_number,
+            game.white,
+            game.black,
+            game.result,
+            game.termination
+        )
+        .map_err(io)?;
+        count += 1;
+    }
+    out.flush().map_err(io)?;
     drop(out);
     std::fs::rename(&tmp, path)
         .map_err(|e| ExportError::Io(path.display().to_string(), e.to_string()))?;
