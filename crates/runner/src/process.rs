@@ -111,6 +111,8 @@ pub struct UciProcess {
     timeouts: Timeouts,
     /// `info string` and unrecognised lines seen, for the log (bounded).
     pub notes: Vec<String>,
+    /// Options the configuration sets that the engine did not declare in its handshake.
+    pub undeclared_options: Vec<String>,
 }
 
 impl UciProcess {
@@ -146,6 +148,7 @@ impl UciProcess {
             searching: false,
             timeouts,
             notes: Vec::new(),
+            undeclared_options: Vec::new(),
         };
         engine.send("uci").await?;
         let deadline = Instant::now() + timeouts.handshake;
@@ -163,6 +166,11 @@ impl UciProcess {
             }
         }
         for (name, value) in &spec.options {
+            // Sent anyway (some engines accept options they do not list), but the user hears
+            // about it: a misspelt option silently ignored makes a whole test meaningless.
+            if engine.option(name).is_none() {
+                engine.undeclared_options.push(name.clone());
+            }
             engine.set_option(name, value).await?;
         }
         engine.sync().await?;

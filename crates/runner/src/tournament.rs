@@ -336,7 +336,7 @@ async fn worker(
         let order = if game_index == 0 { [0, 1] } else { [1, 0] };
         let mut seats = Vec::with_capacity(2);
         for &engine in &order {
-            match take_player(&spec.players[engine], &pools[engine]).await {
+            match take_player(&spec.players[engine], &pools[engine], &events).await {
                 Ok(player) => seats.push(player),
                 Err(err) => {
                     let _ = done.send(Err(err));
@@ -403,16 +403,27 @@ async fn worker(
     }
 }
 
-async fn take_player(spec: &PlayerSpec, pool: &Pool) -> Result<Player, MatchError> {
+async fn take_player(
+    spec: &PlayerSpec,
+    pool: &Pool,
+    events: &mpsc::UnboundedSender<Event>,
+) -> Result<Player, MatchError> {
     if let Some(player) = pool.lock().ok().and_then(|mut p| p.pop()) {
         return Ok(player);
     }
-    Player::start(spec)
-        .await
-        .map_err(|fault| MatchError::EngineStart {
-            name: spec.name.clone(),
-            fault,
-        })
+    let player = Player::start(spec).await;
+    if let Ok(Player::Uci(engine)) = &player {
+        for name in &engine.undeclared_options {
+            let _ = events.send(Event::Warning(format!(
+                "engine {}: option {name:?} is not one it declares",
+                spec.name
+            )));
+        }
+    }
+    player.map_err(|fault| MatchError::EngineStart {
+        name: spec.name.clone(),
+        fault,
+    })
 }
 
 fn pair_record(spec: &MatchSpec, run: RunId, pair: u64, games: [&Written; 2]) -> PairRecord {

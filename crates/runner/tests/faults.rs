@@ -196,6 +196,24 @@ async fn handshake_faults_are_reported_not_hung() {
 }
 
 #[tokio::test]
+async fn options_the_engine_does_not_declare_are_reported() {
+    let mut spec = fixture(&[]);
+    let PlayerKind::Uci(process) = &mut spec.kind else {
+        unreachable!()
+    };
+    process.options = vec![("hash".into(), "8".into()), ("Hahs".into(), "8".into())];
+    let player = Player::start(&spec).await.unwrap();
+    let Player::Uci(engine) = &player else {
+        panic!("a UCI player")
+    };
+    assert_eq!(
+        engine.undeclared_options,
+        ["Hahs"],
+        "Hash is declared (names are case-insensitive)"
+    );
+}
+
+#[tokio::test]
 async fn dropping_a_player_ends_its_process() {
     let player = Player::start(&fixture(&[])).await.unwrap();
     let Player::Uci(engine) = &player else {
