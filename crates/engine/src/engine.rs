@@ -93,7 +93,7 @@ impl Engine {
         stop: &AtomicBool,
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
-        let start = Instant::now();
+        let start = limits.started_at.unwrap_or_else(Instant::now);
         let Some(root) = history.last() else {
             return SearchResult {
                 best_move: None,

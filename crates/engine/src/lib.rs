@@ -27,19 +27,20 @@
 //! - [`Engine::search`]`(history, limits, stop, on_info) -> SearchResult` searches the last
 //!   position of `history`; [`Engine::search_game`] takes an [`arbiter_rules::Game`].
 //!   [`Limits`] combine `depth`, `nodes`, `movetime`, `clock` ([`ClockLimits`]), `infinite`,
-//!   `move_overhead` and `searchmoves`; the search stops at the first one reached or when
-//!   `stop` turns true. `on_info` receives a [`SearchInfo`] per completed iteration.
+//!   `move_overhead`, `searchmoves` and `started_at` (when the clock started, if before the
+//!   call); the search stops at the first limit reached or when `stop` turns true. `on_info` receives a [`SearchInfo`] per completed iteration.
 //! - [`SearchResult`] has `best_move` (`None` only with no legal move), `ponder`, `score`
 //!   ([`Score::Cp`] or [`Score::Mate`] in moves), `depth`, `seldepth`, `nodes`, `elapsed`, `pv`.
 //!
-//! Instances share nothing mutable: any number may search at once on different threads. A
+//! Instances share nothing mutable: any number may search at once on different threads. An
+//! instance takes about 0.5 MiB besides its hash table (history tables and the PV table), and a
 //! search needs about 1 MiB of thread stack at most (default Rust threads have 2 MiB). With
 //! depth or node limits and after `new_game`, a search is deterministic: the same move, score
 //! and node count every time. Time limits are the only source of variation.
 //!
 //! # Modules
 //! [`params`] (the single list of parameters), [`evaluate`], [`search`], [`movepick`], [`see`],
-//! [`tt`], [`timeman`], [`uci`] (the protocol loop of the binary), [`bench`].
+//! [`tt`], [`timeman`], [`uci`] (the protocol loop of the binary), [`bench`](mod@bench).
 
 pub mod bench;
 mod engine;

@@ -40,6 +40,9 @@ pub struct Limits {
     pub move_overhead: Duration,
     /// Only these root moves are searched (`go searchmoves`); empty means all.
     pub searchmoves: Vec<Move>,
+    /// When the clock started for this move; `None`: when the search starts. The UCI loop sets
+    /// it on reading `go`, so time spent before the search thread picks the job up counts.
+    pub started_at: Option<Instant>,
 }
 
 /// The UCI default for `Move Overhead`.
@@ -55,6 +58,7 @@ impl Default for Limits {
             infinite: false,
             move_overhead: DEFAULT_MOVE_OVERHEAD,
             searchmoves: Vec::new(),
+            started_at: None,
         }
     }
 }

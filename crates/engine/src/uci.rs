@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver};
 use std::sync::{Arc, Mutex};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use arbiter_rules::uci::{move_to_uci, parse_uci_move};
 use arbiter_rules::Position;
@@ -340,6 +340,7 @@ impl State {
     fn parse_go(&self, args: &[&str], out: &Output) -> Limits {
         let mut limits = Limits {
             move_overhead: self.move_overhead,
+            started_at: Some(Instant::now()),
             ..Limits::default()
         };
         let mut clock = ClockLimits::default();
