@@ -319,6 +319,15 @@ impl<'a> Searcher<'a> {
                     best_score = self.root_score;
                     completed = 1;
                     seldepth = self.seldepth as u32;
+                    on_info(&SearchInfo {
+                        depth: completed,
+                        seldepth,
+                        score: Score::from_internal(best_score),
+                        nodes: self.nodes,
+                        elapsed: self.time.elapsed(),
+                        hashfull: self.tt.hashfull(),
+                        pv: &best,
+                    });
                 }
                 break;
             }

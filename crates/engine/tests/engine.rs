@@ -64,7 +64,13 @@ fn node_limit_is_respected_exactly() {
     // played (a search is never without a move).
     let kiwipete = fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
     engine.new_game();
-    let result = search(&mut engine, &[kiwipete], &Limits::nodes(1));
+    let stop = AtomicBool::new(false);
+    let mut reports = 0;
+    let result = engine.search(&[kiwipete], &Limits::nodes(1), &stop, &mut |info| {
+        reports += 1;
+        assert_eq!(info.depth, 1);
+    });
+    assert_eq!(reports, 1, "the stopped first iteration is reported too");
     let mv = result.best_move.expect("a move");
     assert!(kiwipete.legal_moves().contains(&mv));
     assert!(result.nodes < 100, "{}", result.nodes);
