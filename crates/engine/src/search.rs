@@ -435,17 +435,30 @@ impl<'a> Searcher<'a> {
         self.aborted
     }
 
-    /// A repetition of an earlier position on the path or in the game, since the last
-    /// irreversible move. One repetition is scored as a draw: the side that could avoid it
-    /// would have, so repeating is what best play gives.
+    /// Whether the position repeats so that best play makes it a draw. A repetition of a
+    /// position on the search path (at or after the root) counts at once: the side that could
+    /// avoid it would have. A position only seen in the game before the root must have been
+    /// there twice (the third occurrence is the draw), since the opponent may still deviate.
     fn is_repetition(&self, pos: &Position, ply: usize) -> bool {
         let n = self.keys.len();
         let window =
             (pos.halfmove_clock().min(self.stack[ply].plies_from_null) as usize).min(n - 1);
         let key = pos.hash();
-        (4..=window)
-            .step_by(2)
-            .any(|back| self.keys[n - 1 - back] == key)
+        let root_index = n - 1 - ply;
+        let mut earlier = 0;
+        for back in (4..=window).step_by(2) {
+            let i = n - 1 - back;
+            if self.keys[i] == key {
+                if i >= root_index {
+                    return true;
+                }
+                earlier += 1;
+                if earlier == 2 {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     fn is_draw(&self, pos: &Position, ply: usize) -> bool {
