@@ -309,3 +309,22 @@ fn mates_and_no_moves() {
     let r = search(&mut engine, &[ladder], &Limits::depth(6));
     assert_eq!(r.score, Score::Mate(2));
 }
+
+#[test]
+fn api_types_can_move_between_threads() {
+    fn send<T: Send + 'static>() {}
+    send::<Engine>();
+    send::<Params>();
+    send::<Limits>();
+    send::<SearchResult>();
+    // Moving an engine to another thread and back keeps it usable.
+    let mut engine = Engine::new(Params::default(), 1);
+    let engine_back = std::thread::spawn(move || {
+        let r = search(&mut engine, &[Position::starting()], &Limits::depth(3));
+        assert!(r.best_move.is_some());
+        engine
+    })
+    .join()
+    .unwrap();
+    assert_eq!(engine_back.hash_mb(), 1);
+}
