@@ -249,7 +249,7 @@ fn movetime_and_stop_end_the_search() {
     );
     let took = start.elapsed();
     assert!(
-        took >= Duration::from_millis(100) && took < Duration::from_millis(600),
+        took >= Duration::from_millis(100) && took < Duration::from_millis(1500),
         "{took:?}"
     );
     assert!(result.best_move.is_some());
@@ -268,7 +268,7 @@ fn movetime_and_stop_end_the_search() {
         stop.store(true, std::sync::atomic::Ordering::SeqCst);
         handle.join().unwrap()
     });
-    assert!(start.elapsed() < Duration::from_millis(800));
+    assert!(start.elapsed() < Duration::from_millis(1500));
     assert!(result.best_move.is_some());
 }
 
