@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::AsyncWriteExt;
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 use tokio::time::timeout_at;
@@ -136,7 +136,10 @@ impl UciProcess {
         let stdout = child.stdout.take().expect("piped stdout");
         let stdin = child.stdin.take().expect("piped stdin");
         let (tx, rx) = mpsc::channel(1024);
-        tokio::spawn(read_lines(BufReader::new(stdout), tx));
+        spawn_reader(stdout, tx).map_err(|e| EngineFault::Spawn {
+            cmd: spec.cmd.display().to_string(),
+            reason: e.to_string(),
+        })?;
 
         let mut engine = UciProcess {
             child: Some(child),
@@ -372,17 +375,61 @@ impl Drop for UciProcess {
     }
 }
 
-async fn read_lines<R: tokio::io::AsyncRead + Unpin>(
-    mut reader: BufReader<R>,
+/// Starts the reader of an engine's output. On Unix it is an OS thread doing blocking reads, so
+/// each line is timestamped the moment it arrives even when the async runtime is busy (PGN
+/// writing, store commits): a late timestamp would charge the runner's delay to the engine's
+/// clock.
+#[cfg(unix)]
+fn spawn_reader(
+    stdout: tokio::process::ChildStdout,
     tx: mpsc::Sender<Line>,
-) {
+) -> std::io::Result<()> {
+    let file = std::fs::File::from(stdout.into_owned_fd()?);
+    std::thread::Builder::new()
+        .name("engine-output".into())
+        .stack_size(256 << 10)
+        .spawn(move || read_lines(std::io::BufReader::new(file), tx))?;
+    Ok(())
+}
+
+/// Elsewhere the output is read on the runtime, with the timestamp taken when the task runs.
+#[cfg(not(unix))]
+fn spawn_reader(
+    stdout: tokio::process::ChildStdout,
+    tx: mpsc::Sender<Line>,
+) -> std::io::Result<()> {
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt};
+    tokio::spawn(async move {
+        let mut reader = tokio::io::BufReader::new(stdout);
+        let mut buf = Vec::with_capacity(256);
+        loop {
+            buf.clear();
+            match (&mut reader)
+                .take(MAX_LINE as u64)
+                .read_until(b'\n', &mut buf)
+                .await
+            {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+            let at = Instant::now();
+            let text = String::from_utf8_lossy(&buf).trim().to_owned();
+            if !text.is_empty() && tx.send(Line { text, at }).await.is_err() {
+                return;
+            }
+        }
+    });
+    Ok(())
+}
+
+fn read_lines<R: std::io::BufRead>(mut reader: R, tx: mpsc::Sender<Line>) {
+    use std::io::{BufRead, Read};
     let mut buf = Vec::with_capacity(256);
     loop {
         buf.clear();
         let n = match (&mut reader)
             .take(MAX_LINE as u64)
             .read_until(b'\n', &mut buf)
-            .await
         {
             Ok(n) => n,
             Err(_) => return,
@@ -399,7 +446,6 @@ async fn read_lines<R: tokio::io::AsyncRead + Unpin>(
                 match (&mut reader)
                     .take(MAX_LINE as u64)
                     .read_until(b'\n', &mut rest)
-                    .await
                 {
                     Ok(0) | Err(_) => return,
                     Ok(_) if rest.ends_with(b"\n") => break,
@@ -413,11 +459,10 @@ async fn read_lines<R: tokio::io::AsyncRead + Unpin>(
             continue;
         }
         if tx
-            .send(Line {
+            .blocking_send(Line {
                 text: text.to_owned(),
                 at,
             })
-            .await
             .is_err()
         {
             return;
