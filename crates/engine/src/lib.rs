@@ -28,7 +28,9 @@
 //!   position of `history`; [`Engine::search_game`] takes an [`arbiter_rules::Game`].
 //!   [`Limits`] combine `depth`, `nodes`, `movetime`, `clock` ([`ClockLimits`]), `infinite`,
 //!   `move_overhead`, `searchmoves` and `started_at` (when the clock started, if before the
-//!   call); the search stops at the first limit reached or when `stop` turns true. `on_info` receives a [`SearchInfo`] per completed iteration.
+//!   call); the search stops at the first limit reached or when `stop` turns true.
+//!   `on_info` receives a [`SearchInfo`] per completed iteration (and one for a first
+//!   iteration cut short), so a scored line always precedes the result.
 //! - [`SearchResult`] has `best_move` (`None` only with no legal move), `ponder`, `score`
 //!   ([`Score::Cp`] or [`Score::Mate`] in moves), `depth`, `seldepth`, `nodes`, `elapsed`, `pv`.
 //!
