@@ -567,6 +567,25 @@ mod tests {
     }
 
     #[test]
+    fn save_and_load_a_file() {
+        let path =
+            std::env::temp_dir().join(format!("staunton-params-{}.toml", std::process::id()));
+        let mut p = Params::default();
+        p.queen_eg = 1000;
+        p.save(&path).unwrap();
+        assert_eq!(Params::load(&path).unwrap(), p);
+        std::fs::write(&path, "queen_eg = 99999\n").unwrap();
+        let err = Params::load(&path).unwrap_err().to_string();
+        assert!(
+            err.contains(&path.display().to_string()) && err.contains("queen_eg"),
+            "{err}"
+        );
+        std::fs::remove_file(&path).unwrap();
+        let err = Params::load(&path).unwrap_err().to_string();
+        assert!(err.contains(&path.display().to_string()), "{err}");
+    }
+
+    #[test]
     fn partial_toml_keeps_defaults_and_bad_files_are_explained() {
         let p = Params::from_toml("knight_mg = 330\n").unwrap();
         assert_eq!(p.knight_mg, 330);
