@@ -570,8 +570,10 @@ mod tests {
     fn save_and_load_a_file() {
         let path =
             std::env::temp_dir().join(format!("staunton-params-{}.toml", std::process::id()));
-        let mut p = Params::default();
-        p.queen_eg = 1000;
+        let p = Params {
+            queen_eg: 1000,
+            ..Params::default()
+        };
         p.save(&path).unwrap();
         assert_eq!(Params::load(&path).unwrap(), p);
         std::fs::write(&path, "queen_eg = 99999\n").unwrap();
