@@ -99,7 +99,7 @@ impl BuiltinPlayer {
     ) -> Result<Reply, EngineFault> {
         let mut engine = self.engine.take().ok_or(EngineFault::Exited)?;
         let history = history.to_vec();
-        let limits = to_staunton(limits, history.last().map(|p| p.turn()));
+        let limits = to_staunton(limits);
         let (tx, rx) = oneshot::channel();
         CpuPool::global().submit(Box::new(move || {
             let stop = AtomicBool::new(false);
@@ -134,7 +134,8 @@ impl BuiltinPlayer {
     }
 }
 
-fn to_staunton(limits: &GoLimits, _turn: Option<arbiter_rules::Color>) -> Limits {
+/// The same limits a UCI engine would get from `go`, as staunton's library type.
+fn to_staunton(limits: &GoLimits) -> Limits {
     Limits {
         depth: limits.depth,
         nodes: limits.nodes,
