@@ -56,11 +56,7 @@ fn sigkill_and_resume_loses_nothing_and_counts_nothing_twice() {
         before.len() < PAIRS as usize,
         "the kills must interrupt the run for this test to mean anything"
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args(["match", "--quiet"])
-        .arg(&path)
-        .output()
-        .unwrap();
+    let out = run_to_the_end(&path);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),
@@ -109,17 +105,22 @@ fn sigkill_and_resume_loses_nothing_and_counts_nothing_twice() {
     assert!(before.is_subset(&committed(dir.path())));
 
     // Running the finished command again changes nothing.
-    let out = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args(["match", "--quiet"])
-        .arg(&path)
-        .output()
-        .unwrap();
+    let out = run_to_the_end(&path);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains(&format!("{PAIRS} in the store")),
         "{stdout}"
     );
     assert!(!stdout.contains("Started game"), "{stdout}");
+}
+
+/// `arbiter match --quiet CONFIG`, waited for.
+fn run_to_the_end(config: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["match", "--quiet"])
+        .arg(config)
+        .output()
+        .unwrap()
 }
 
 fn committed(dir: &Path) -> BTreeSet<u64> {

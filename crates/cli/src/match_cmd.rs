@@ -39,11 +39,7 @@ pub struct MatchArgs {
 
 /// Runs `arbiter match`.
 pub fn run(args: &MatchArgs) -> anyhow::Result<ExitCode> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("start the async runtime")?;
-    runtime.block_on(run_async(args, None))
+    run_async_with(args, None)
 }
 
 /// Runs a match from an already-parsed configuration (the cutechess grammar).
@@ -55,11 +51,15 @@ pub fn run_config(config: RunConfig, json: bool) -> anyhow::Result<ExitCode> {
         json,
         quiet: false,
     };
+    run_async_with(&args, Some(config))
+}
+
+fn run_async_with(args: &MatchArgs, config: Option<RunConfig>) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("start the async runtime")?;
-    runtime.block_on(run_async(&args, Some(config)))
+    runtime.block_on(run_async(args, config))
 }
 
 async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result<ExitCode> {

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use arbiter_rules::pgn::PgnReader;
 use arbiter_stats::{estimate, Pentanomial, Sample, Sprt, SprtState, SprtStatus, Trinomial};
-use arbiter_store::{RunId, Store, StoreError, Totals};
+use arbiter_store::{GameRow, RunId, Store, StoreError, Totals};
 use futures_util::StreamExt;
 
 use crate::game::GameRecord;
@@ -159,45 +159,22 @@ pub fn peak_rss_mb() -> Option<f64> {
     Some(kib / 1024.0)
 }
 
-/// Writes every committed game of `run`, in (pair, game) order, to `path`: written beside it
-/// and renamed into place, so the file is always a complete export of the store.
+/// Writes every committed game of `run`, in (pair, game) order, to `path`.
 pub async fn export_pgn(store: &Store, run: RunId, path: &Path) -> Result<u64, ExportError> {
-    let tmp = path.with_extension("pgn.tmp");
-    let file = std::fs::File::create(&tmp)
-        .map_err(|e| ExportError::Io(tmp.display().to_string(), e.to_string()))?;
-    let mut out = std::io::BufWriter::new(file);
-    let mut games = store.games(run);
-    let mut count = 0;
-    while let Some(game) = games.next().await {
-        let game = game?;
-        out.write_all(game.game.pgn.as_bytes())
-            .map_err(|e| ExportError::Io(tmp.display().to_string(), e.to_string()))?;
-        count += 1;
-    }
-    out.flush()
-        .map_err(|e| ExportError::Io(tmp.display().to_string(), e.to_string()))?;
-    drop(out);
-    std::fs::rename(&tmp, path)
-        .map_err(|e| ExportError::Io(path.display().to_string(), e.to_string()))?;
-    Ok(count)
+    export(store, run, path, |out, game| {
+        out.write_all(game.pgn.as_bytes())
+    })
+    .await
 }
 
 /// Writes the final position of every committed game of `run` as one EPD line, with the game's
 /// number and result: cutechess's `-epdout`, rebuilt from the stored PGN so it always agrees
 /// with the store.
 pub async fn export_epd(store: &Store, run: RunId, path: &Path) -> Result<u64, ExportError> {
-    let tmp = path.with_extension("epd.tmp");
-    let io = |e: std::io::Error| ExportError::Io(tmp.display().to_string(), e.to_string());
-    let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp).map_err(io)?);
-    let mut games = store.games(run);
-    let mut count = 0;
-    while let Some(game) = games.next().await {
-        let game = game?.game;
+    export(store, run, path, |out, game| {
         let Some(Ok(pgn)) = PgnReader::new(game.pgn.as_bytes()).next() else {
-            return Err(ExportError::Io(
-                path.display().to_string(),
-                format!("game {} has unreadable PGN", game.game_number),
-            ));
+            let reason = format!("game {} has unreadable PGN", game.game_number);
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, reason));
         };
         let mut end = pgn.start;
         for &mv in &pgn.moves {
@@ -213,7 +190,25 @@ pub async fn export_epd(store: &Store, run: RunId, path: &Path) -> Result<u64, E
             game.result,
             game.termination
         )
-        .map_err(io)?;
+    })
+    .await
+}
+
+/// Streams the run's games through `write` into a file beside `path`, then renames it into
+/// place, so the export on disk is always complete: never half a store.
+async fn export(
+    store: &Store,
+    run: RunId,
+    path: &Path,
+    mut write: impl FnMut(&mut dyn Write, &GameRow) -> std::io::Result<()>,
+) -> Result<u64, ExportError> {
+    let tmp = path.with_extension("export.tmp");
+    let io = |e: std::io::Error| ExportError::Io(tmp.display().to_string(), e.to_string());
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp).map_err(io)?);
+    let mut games = store.games(run);
+    let mut count = 0;
+    while let Some(game) = games.next().await {
+        write(&mut out, &game?.game).map_err(io)?;
         count += 1;
     }
     out.flush().map_err(io)?;

@@ -326,21 +326,8 @@ impl UciProcess {
 
     /// Ends the engine politely: `stop`, `quit`, a short wait, then kill.
     pub async fn shutdown(mut self) {
-        self.shutdown_in_place().await;
-    }
-
-    async fn shutdown_in_place(&mut self) {
-        if let Some(mut stdin) = self.stdin.take() {
-            let _ = stdin.write_all(b"stop\nquit\n").await;
-            let _ = stdin.flush().await;
-        }
-        if let Some(mut child) = self.child.take() {
-            if tokio::time::timeout(Duration::from_millis(500), child.wait())
-                .await
-                .is_err()
-            {
-                let _ = child.kill().await;
-            }
+        if let (Some(stdin), Some(child)) = (self.stdin.take(), self.child.take()) {
+            quit(stdin, child).await;
         }
     }
 
@@ -357,21 +344,22 @@ impl Drop for UciProcess {
         };
         // Quit politely on the runtime if there is one; `kill_on_drop` is the backstop.
         if let Ok(handle) = tokio::runtime::Handle::try_current() {
-            handle.spawn(async move {
-                let mut stdin = stdin;
-                let mut child = child;
-                let _ = stdin.write_all(b"stop\nquit\n").await;
-                let _ = stdin.flush().await;
-                drop(stdin);
-                if tokio::time::timeout(Duration::from_millis(500), child.wait())
-                    .await
-                    .is_err()
-                {
-                    let _ = child.kill().await;
-                    let _ = child.wait().await;
-                }
-            });
+            handle.spawn(quit(stdin, child));
         }
+    }
+}
+
+/// `stop` and `quit`, half a second to comply, then kill and reap: the one way an engine ends.
+async fn quit(mut stdin: ChildStdin, mut child: Child) {
+    let _ = stdin.write_all(b"stop\nquit\n").await;
+    let _ = stdin.flush().await;
+    drop(stdin);
+    if tokio::time::timeout(Duration::from_millis(500), child.wait())
+        .await
+        .is_err()
+    {
+        let _ = child.kill().await;
+        let _ = child.wait().await;
     }
 }
 

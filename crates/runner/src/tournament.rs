@@ -167,8 +167,8 @@ pub async fn run_match(
             verdict,
         });
     }
-    let mut sprt_status = sprt_status(&spec, &totals)?;
-    if let Some(status) = sprt_status.filter(|s| s.state != SprtState::Continue) {
+    let mut sprt_now = sprt_status(&spec, &totals)?;
+    if let Some(status) = sprt_now.filter(|s| s.state != SprtState::Continue) {
         return Ok(Summary {
             totals,
             sprt: Some(status),
@@ -258,15 +258,15 @@ pub async fn run_match(
         let record = pair_record(&spec, run, pair, [&first, &second]);
         let committed = store.commit_pair(&record).await?;
         totals = store.totals(run).await?;
-        sprt_status = sprt_status_of(&spec, &totals)?;
+        sprt_now = sprt_status(&spec, &totals)?;
         pairs_done += 1;
         let _ = events.send(Event::PairCommitted {
             pair,
             totals,
-            sprt: sprt_status,
+            sprt: sprt_now,
             already_present: committed == Committed::AlreadyPresent,
         });
-        if let Some(status) = sprt_status.filter(|s| s.state != SprtState::Continue) {
+        if let Some(status) = sprt_now.filter(|s| s.state != SprtState::Continue) {
             break Verdict::Accepted(status.state);
         }
     };
@@ -289,7 +289,7 @@ pub async fn run_match(
     }
     Ok(Summary {
         totals,
-        sprt: sprt_status,
+        sprt: sprt_now,
         verdict,
     })
 }
@@ -301,16 +301,10 @@ fn stop_workers(stop: &AtomicBool, workers: &[tokio::task::JoinHandle<()>]) {
     }
 }
 
+/// The SPRT verdict of the totals as stored, recomputed from scratch every time; none before
+/// the first pair or without an SPRT.
 fn sprt_status(spec: &MatchSpec, totals: &Totals) -> Result<Option<SprtStatus>, MatchError> {
-    if totals.pairs == 0 {
-        return Ok(None);
-    }
-    sprt_status_of(spec, totals)
-}
-
-/// The SPRT verdict of the totals as stored: recomputed from scratch every time.
-fn sprt_status_of(spec: &MatchSpec, totals: &Totals) -> Result<Option<SprtStatus>, MatchError> {
-    let Some(sprt) = &spec.sprt else {
+    let Some(sprt) = spec.sprt.as_ref().filter(|_| totals.pairs > 0) else {
         return Ok(None);
     };
     let sample = Sample::from(Pentanomial::from_counts(totals.pentanomial));
