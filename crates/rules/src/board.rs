@@ -138,6 +138,14 @@ impl Board {
         self.by_color[piece.color.index()] ^= bit;
     }
 
+    /// Moves `piece` from `from` to an empty `to`: one update per bitboard instead of two.
+    #[inline]
+    pub(crate) fn shift(&mut self, from: Square, to: Square, piece: Piece) {
+        let bits = Bitboard::from_square(from) | Bitboard::from_square(to);
+        self.by_role[piece.role.index()] ^= bits;
+        self.by_color[piece.color.index()] ^= bits;
+    }
+
     /// Every piece of `attacker` that attacks `sq`, given `occupied` for the sliders.
     #[inline(always)]
     pub fn attackers_to(&self, sq: Square, attacker: Color, occupied: Bitboard) -> Bitboard {

@@ -113,7 +113,8 @@ impl CastlingRights {
     /// 0..16, for Zobrist keys.
     #[inline]
     pub const fn bits(self) -> usize {
-        self.0 as usize
+        // Masked so that key lookups by these bits need no bounds check.
+        (self.0 & 15) as usize
     }
     pub const fn is_empty(self) -> bool {
         self.0 == 0

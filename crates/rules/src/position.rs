@@ -24,7 +24,6 @@ pub struct Position {
     halfmove_clock: u32,
     fullmove_number: u32,
     hash: u64,
-    checkers: Bitboard,
 }
 
 /// A setup that breaks a rule of chess; the message names the rule and the FEN field.
@@ -141,8 +140,6 @@ impl Position {
         if board.attackers_to(them_king, turn, board.occupied()).any() {
             return Err(PositionError::OppositeCheck(turn));
         }
-        let king = board.king_of(turn).expect("one king");
-        let checkers = board.attackers_to(king, !turn, board.occupied());
 
         let mut pos = Position {
             board,
@@ -152,7 +149,6 @@ impl Position {
             halfmove_clock: setup.halfmove_clock,
             fullmove_number: setup.fullmove_number.max(1),
             hash: 0,
-            checkers,
         };
         if let Some(target) = setup.ep_target {
             pos.validate_ep_target(target, setup.halfmove_clock)?;
@@ -202,7 +198,7 @@ impl Position {
     /// move could have given, or a check that the double push recorded in the en-passant field
     /// cannot explain.
     fn validate_checkers(&self, ep_target: Option<Square>) -> Result<(), PositionError> {
-        let checkers = self.checkers;
+        let checkers = self.checkers();
         let king = self.king(self.turn);
         if checkers.count() > 2 {
             return Err(PositionError::ImpossibleCheck(format!(
@@ -281,14 +277,19 @@ impl Position {
     pub fn hash(&self) -> u64 {
         self.hash
     }
-    /// Pieces giving check to the side to move.
+    /// Pieces giving check to the side to move. Found when asked rather than kept by
+    /// make-move: most positions a search or perft makes are never expanded, and a lookup from
+    /// the king costs about what keeping it up to date would. Callers that need it more than
+    /// once per position keep the answer.
     #[inline]
     pub fn checkers(&self) -> Bitboard {
-        self.checkers
+        let king = self.king(self.turn);
+        self.board
+            .checkers_to(king, !self.turn, self.board.occupied())
     }
     #[inline]
     pub fn is_check(&self) -> bool {
-        self.checkers.any()
+        self.checkers().any()
     }
     #[inline]
     pub fn king(&self, color: Color) -> Square {
@@ -382,11 +383,12 @@ impl Position {
 
     /// Plays a move the generator produced for this position. A move from anywhere else is a
     /// logic error: use [`Position::play`] at the edges. The move says what moves and what is
-    /// captured, so the board is updated by toggling bits, without looking anything up.
+    /// captured, so the board is updated by toggling bits, without looking anything up. Only
+    /// what defines the position is kept up to date (placement, rights, clocks, key); checkers
+    /// are found when asked.
     #[inline]
     pub fn play_unchecked(&mut self, mv: Move) {
         let us = self.turn;
-        let them = !us;
         if let Some(ep) = self.ep_square.take() {
             self.hash ^= zobrist::en_passant(ep);
         }
@@ -395,41 +397,31 @@ impl Position {
         } else {
             self.halfmove_clock + 1
         };
-
-        let moved = mv.role.of(us);
-        if mv.kind == MoveKind::Castle {
-            let side = CastlingSide::from_king_to(mv.to).expect("castling move lands on c or g");
-            let rook = Role::Rook.of(us);
-            self.toggle_hashed(mv.from, moved);
-            self.toggle_hashed(mv.to, moved);
-            self.toggle_hashed(side.rook_from(us), rook);
-            self.toggle_hashed(side.rook_to(us), rook);
-        } else {
-            if let Some(captured) = mv.capture {
-                self.toggle_hashed(mv.capture_square(), captured.of(them));
-            }
-            self.toggle_hashed(mv.from, moved);
-            self.toggle_hashed(mv.to, mv.promotion.map_or(moved, |role| role.of(us)));
-        }
-
-        let castling = self.castling.after_move(mv.from, mv.to);
-        if castling != self.castling {
-            self.hash ^=
-                zobrist::castling(self.castling.bits()) ^ zobrist::castling(castling.bits());
-            self.castling = castling;
-        }
         if us == Color::Black {
             self.fullmove_number = self.fullmove_number.saturating_add(1);
         }
-        self.turn = them;
+        self.turn = !us;
         self.hash ^= zobrist::side(Color::Black);
-        self.checkers = if mv.kind == MoveKind::Castle {
-            self.board
-                .checkers_to(self.king(them), us, self.board.occupied())
-        } else {
-            self.checks_given_by(mv)
-        };
 
+        if mv.kind == MoveKind::Castle {
+            self.castle(us, mv.to);
+            return;
+        }
+        if let Some(captured) = mv.capture {
+            self.toggle_hashed(mv.capture_square(), captured.of(!us));
+        }
+        let moved = mv.role.of(us);
+        match mv.promotion {
+            None => {
+                self.board.shift(mv.from, mv.to, moved);
+                self.hash ^= zobrist::piece(moved, mv.from) ^ zobrist::piece(moved, mv.to);
+            }
+            Some(role) => {
+                self.toggle_hashed(mv.from, moved);
+                self.toggle_hashed(mv.to, role.of(us));
+            }
+        }
+        self.update_castling(self.castling.after_move(mv.from, mv.to));
         if mv.kind == MoveKind::DoublePush {
             let target = one_rank_back(mv.to, us);
             if let Some(ep) = self.legal_ep_square(target) {
@@ -439,48 +431,27 @@ impl Position {
         }
     }
 
-    /// The checkers after `mv` (just played by the side not to move now), found from what the
-    /// move changed rather than from every enemy piece: the moved piece's own attack, and a
-    /// slider uncovered through the squares it vacated. Most moves touch no line through the
-    /// king, and then no slider lookup is made at all.
+    /// The king and rook moves of castling by `us`, the king landing on `king_to`. Out of line
+    /// so that the common path of make-move stays small.
+    #[inline(never)]
+    fn castle(&mut self, us: Color, king_to: Square) {
+        let side = CastlingSide::from_king_to(king_to).expect("castling move lands on c or g");
+        let (king, rook) = (Role::King.of(us), Role::Rook.of(us));
+        let king_from = CastlingSide::king_from(us);
+        self.toggle_hashed(king_from, king);
+        self.toggle_hashed(king_to, king);
+        self.toggle_hashed(side.rook_from(us), rook);
+        self.toggle_hashed(side.rook_to(us), rook);
+        self.update_castling(self.castling.after_move(king_from, king_to));
+    }
+
     #[inline]
-    fn checks_given_by(&self, mv: Move) -> Bitboard {
-        let us = !self.turn;
-        let king = self.king(self.turn);
-        let occupied = self.board.occupied();
-        let ours = self.board.by_color(us);
-        let placed = mv.promotion.unwrap_or(mv.role);
-        let clear_line = |from: Square| (attacks::between(from, king) & occupied).is_empty();
-        let direct = match placed {
-            Role::Pawn => attacks::pawn_attacks(us, mv.to).contains(king),
-            Role::Knight => attacks::knight_attacks(mv.to).contains(king),
-            Role::Bishop => attacks::bishop_rays(mv.to).contains(king) && clear_line(mv.to),
-            Role::Rook => attacks::rook_rays(mv.to).contains(king) && clear_line(mv.to),
-            Role::Queen => {
-                (attacks::rook_rays(mv.to) | attacks::bishop_rays(mv.to)).contains(king)
-                    && clear_line(mv.to)
-            }
-            Role::King => false,
-        };
-        let mut checkers = if direct {
-            Bitboard::from(mv.to)
-        } else {
-            Bitboard::EMPTY
-        };
-        let mut uncovered = |vacated: Square| {
-            if attacks::rook_rays(king).contains(vacated) {
-                checkers |=
-                    attacks::rook_attacks(king, occupied) & self.board.line_sliders() & ours;
-            } else if attacks::bishop_rays(king).contains(vacated) {
-                checkers |=
-                    attacks::bishop_attacks(king, occupied) & self.board.diagonal_sliders() & ours;
-            }
-        };
-        uncovered(mv.from);
-        if mv.kind == MoveKind::EnPassant {
-            uncovered(mv.capture_square());
+    fn update_castling(&mut self, castling: CastlingRights) {
+        if castling != self.castling {
+            self.hash ^=
+                zobrist::castling(self.castling.bits()) ^ zobrist::castling(castling.bits());
+            self.castling = castling;
         }
-        checkers
     }
 
     /// Plays `mv` if it is legal here, else says why not.
@@ -512,7 +483,6 @@ impl Position {
         }
         next.turn = !self.turn;
         next.hash ^= zobrist::side(Color::Black);
-        next.checkers = Bitboard::EMPTY;
         Some(next)
     }
 }

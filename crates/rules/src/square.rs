@@ -33,7 +33,9 @@ impl File {
     }
     #[inline]
     pub const fn index(self) -> usize {
-        self.0 as usize
+        // The mask is free and tells the compiler the index is in range, so table lookups
+        // need no bounds check.
+        (self.0 & 7) as usize
     }
     pub const fn char(self) -> char {
         (b'a' + self.0) as char
@@ -69,7 +71,7 @@ impl Rank {
     }
     #[inline]
     pub const fn index(self) -> usize {
-        self.0 as usize
+        (self.0 & 7) as usize
     }
     pub const fn char(self) -> char {
         (b'1' + self.0) as char
@@ -136,7 +138,9 @@ impl Square {
 
     #[inline]
     pub const fn index(self) -> usize {
-        self.0 as usize
+        // The mask is free and tells the compiler the index is in range, so table lookups
+        // need no bounds check.
+        (self.0 & 63) as usize
     }
     #[inline]
     pub const fn file(self) -> File {

@@ -15,7 +15,7 @@ const fn splitmix(state: u64) -> (u64, u64) {
 }
 
 struct Keys {
-    pieces: [[u64; 64]; 12],
+    pieces: [[[u64; 64]; 6]; 2],
     castling: [u64; 16],
     en_passant_file: [u64; 8],
     black_to_move: u64,
@@ -23,7 +23,7 @@ struct Keys {
 
 const fn generate() -> Keys {
     let mut keys = Keys {
-        pieces: [[0; 64]; 12],
+        pieces: [[[0; 64]; 6]; 2],
         castling: [0; 16],
         en_passant_file: [0; 8],
         black_to_move: 0,
@@ -35,7 +35,7 @@ const fn generate() -> Keys {
         while sq < 64 {
             let (s, v) = splitmix(state);
             state = s;
-            keys.pieces[p][sq] = v;
+            keys.pieces[p / 6][p % 6][sq] = v;
             sq += 1;
         }
         p += 1;
@@ -77,7 +77,7 @@ static KEYS: Keys = generate();
 
 #[inline]
 pub(crate) fn piece(piece: Piece, sq: Square) -> u64 {
-    KEYS.pieces[piece.color.index() * 6 + piece.role.index()][sq.index()]
+    KEYS.pieces[piece.color.index()][piece.role.index()][sq.index()]
 }
 
 #[inline]
