@@ -5,6 +5,7 @@
 #   3. time losses at 1+0.01 with concurrency 2 (staunton UCI vs staunton UCI)
 #   4. peak memory with 1,000 in-process games in flight
 # Usage: scripts/bench-runner.sh [PAIRS]   (default 100 pairs for 1 and 2, 50 for 3)
+#   SWEEP="10 100 2000" picks the node limits of 1; ONLY_SWEEP=1 stops after 1.
 # Built with `cargo build --release` (lto, codegen-units=1). Needs python3 for the arithmetic.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -57,31 +58,39 @@ print(json.dumps({"name": name, "games": games, "moves": moves, "wall_s": round(
 PY
 }
 
-echo "== arbiter runner benchmark, $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ)"
-inproc=$(run inprocess "$pairs" 2 'tc = "inf"
-nodes = 2000
-hash = 1' builtin)
-uci=$(run uci "$pairs" 2 'tc = "inf"
-nodes = 2000
-options = { Hash = "1" }' uci)
-inproc_small=$(run inprocess100 "$pairs" 2 'tc = "inf"
-nodes = 100
-hash = 1' builtin)
-uci_small=$(run uci100 "$pairs" 2 'tc = "inf"
-nodes = 100
-options = { Hash = "1" }' uci)
+echo "== arbiter runner benchmark, $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ), load $(cut -d' ' -f1-3 /proc/loadavg)"
+# 1. The same games both ways at several node limits: the in-process path saves the protocol
+# (process wake-ups, the position command, info lines), so its lead grows as searches shrink.
+sweep=${SWEEP:-"10 100 500 2000"}
+for nodes in $sweep; do
+  # Enough games that the run, not the start-up, is measured: more pairs at small limits.
+  n=$(( pairs * 2000 / nodes )); n=$(( n > pairs * 20 ? pairs * 20 : n )); n=$(( n < pairs ? pairs : n ))
+  a=$(run "inprocess$nodes" "$n" 2 "tc = \"inf\"
+nodes = $nodes
+hash = 1" builtin)
+  b=$(run "uci$nodes" "$n" 2 "tc = \"inf\"
+nodes = $nodes
+options = { Hash = \"1\" }" uci)
+  python3 - "$nodes" "$a" "$b" <<'PY'
+import json, sys
+nodes, a, b = int(sys.argv[1]), json.loads(sys.argv[2]), json.loads(sys.argv[3])
+ratio = a['games_per_min'] / max(b['games_per_min'], 1e-9)
+print(f"1. games/min at {nodes} nodes, concurrency 2: in-process {a['games_per_min']}, "
+      f"UCI binary {b['games_per_min']}, ratio {ratio:.2f}x "
+      f"(runner CPU per move, UCI: {b['runner_cpu_us_per_move']} us)")
+PY
+  last_uci=$b
+done
+[ -n "${ONLY_SWEEP:-}" ] && exit 0
 losses=$(run timeloss $((pairs / 2)) 2 'tc = "1+0.01"
 timemargin = 0
 options = { Hash = "8" }' uci)
 flight=$(run inflight 500 1000 'tc = "inf"
 nodes = 200
 hash = 0' builtin)
-python3 - "$inproc" "$uci" "$losses" "$flight" "$inproc_small" "$uci_small" <<'PY'
+python3 - "$last_uci" "$losses" "$flight" <<'PY'
 import json, sys
-inproc, uci, losses, flight, inproc_small, uci_small = (json.loads(a) for a in sys.argv[1:])
-for nodes, a, b in ((2000, inproc, uci), (100, inproc_small, uci_small)):
-    print(f"1. games/min at {nodes} nodes, concurrency 2: in-process {a['games_per_min']}, "
-          f"UCI binary {b['games_per_min']}, ratio {a['games_per_min'] / max(b['games_per_min'], 1e-9):.2f}x")
+uci, losses, flight = (json.loads(a) for a in sys.argv[1:])
 print(f"2. runner CPU per move (UCI run, arbiter process only): {uci['runner_cpu_us_per_move']} us "
       f"({uci['runner_cpu_ms']} ms over {uci['moves']} moves)")
 print(f"3. time losses at 1+0.01, concurrency 2, margin 0 ms: {losses['time_forfeits']} of {losses['games']} games")

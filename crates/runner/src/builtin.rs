@@ -2,17 +2,29 @@
 //!
 //! No processes and no pipes: a game's engine is a value, and its searches run on a pool of
 //! OS threads sized to the machine, so thousands of games can be in flight at once (each
-//! with a small hash) while only as many searches run as there are cores. The async game
-//! loop waits on a channel for each search, so waiting games cost nothing.
+//! with a small hash) while only as many searches run as there are cores.
+//!
+//! A game between two in-process engines runs whole on one pool thread ([`run_on_pool`] with
+//! [`block_on`]): each search then starts inline, with no hand-over between the async runtime
+//! and the pool per move, and both engines' tables stay in that core's cache. That is where
+//! the in-process path gains on a UCI engine when searches are short. A game against a UCI
+//! engine stays on the async runtime and sends each in-process search to the pool, where the
+//! waiting game costs nothing.
 
+use std::cell::Cell;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::pin;
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, OnceLock};
+use std::task::{Context, Poll, Wake, Waker};
+use std::thread::Thread;
 use std::time::{Duration, Instant};
 
 use arbiter_rules::uci::move_to_uci;
 use arbiter_rules::Position;
-use staunton::{ClockLimits, Engine, Limits, Params};
+use staunton::{ClockLimits, Engine, Limits, Params, SearchResult};
 use tokio::sync::oneshot;
 
 use crate::process::{EngineFault, Reply};
@@ -26,6 +38,11 @@ pub struct BuiltinSpec {
 }
 
 type Job = Box<dyn FnOnce() + Send>;
+
+thread_local! {
+    /// Set on the pool's own threads: a search asked for there runs where it is.
+    static ON_POOL: Cell<bool> = const { Cell::new(false) };
+}
 
 /// Worker threads that run searches. One per core: searches are CPU-bound.
 struct CpuPool {
@@ -45,14 +62,21 @@ impl CpuPool {
                     .name(format!("staunton-{i}"))
                     // A search needs about 1 MiB of stack; leave room.
                     .stack_size(8 << 20)
-                    .spawn(move || loop {
-                        let job = match rx.lock() {
-                            Ok(rx) => rx.recv(),
-                            Err(_) => return,
-                        };
-                        match job {
-                            Ok(job) => job(),
-                            Err(_) => return,
+                    .spawn(move || {
+                        ON_POOL.with(|on| on.set(true));
+                        loop {
+                            let job = match rx.lock() {
+                                Ok(rx) => rx.recv(),
+                                Err(_) => return,
+                            };
+                            match job {
+                                // A panicking job (a bug) drops its result sender, which its
+                                // waiter sees; the thread lives on for the next job.
+                                Ok(job) => {
+                                    let _ = std::panic::catch_unwind(AssertUnwindSafe(job));
+                                }
+                                Err(_) => return,
+                            }
                         }
                     })
                     .expect("spawn a search thread");
@@ -70,17 +94,57 @@ impl CpuPool {
     }
 }
 
+/// Runs `job` on the CPU pool; the async caller waits without holding a runtime thread.
+/// `None` if the job panicked.
+pub async fn run_on_pool<T: Send + 'static>(job: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    let (tx, rx) = oneshot::channel();
+    CpuPool::global().submit(Box::new(move || {
+        let _ = tx.send(job());
+    }));
+    rx.await.ok()
+}
+
+/// Drives a future to completion on the current thread. For a game of two in-process engines
+/// on a pool thread, whose searches complete inline, so the future is ready at its first
+/// poll; parking covers anything that is not.
+pub fn block_on<F: Future>(future: F) -> F::Output {
+    struct Unpark(Thread);
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    let mut future = pin!(future);
+    loop {
+        match future.as_mut().poll(&mut cx) {
+            Poll::Ready(output) => return output,
+            Poll::Pending => std::thread::park(),
+        }
+    }
+}
+
 /// One game's in-process engine.
 pub struct BuiltinPlayer {
     /// Taken while a search runs on the pool, given back with its result.
     engine: Option<Box<Engine>>,
+    /// The match's stop flag: once it is set, searches return at once, so that a game the
+    /// match no longer wants does not keep a core busy to its end.
+    abort: Option<Arc<AtomicBool>>,
 }
 
 impl BuiltinPlayer {
     pub fn new(spec: &BuiltinSpec) -> BuiltinPlayer {
         BuiltinPlayer {
             engine: Some(Box::new(Engine::new(spec.params.clone(), spec.hash_mb))),
+            abort: None,
         }
+    }
+
+    /// Ends this player's searches early once `stop` is set.
+    pub fn abort_on(&mut self, stop: Arc<AtomicBool>) {
+        self.abort = Some(stop);
     }
 
     pub fn new_game(&mut self) {
@@ -89,48 +153,68 @@ impl BuiltinPlayer {
         }
     }
 
-    /// Searches the last position of `history` on the pool. The clock is the search's own
-    /// elapsed time, not the time spent queueing for a core, so a full pool never costs a
-    /// game on time.
+    /// Searches the last position of `history`: right here on a pool thread, else on the
+    /// pool. The clock is the search's own elapsed time, not the time spent queueing for a
+    /// core, so a full pool never costs a game on time.
     pub async fn think(
         &mut self,
         history: &[Position],
         limits: &GoLimits,
     ) -> Result<Reply, EngineFault> {
+        let limits = to_staunton(limits);
+        let abort = self.abort.clone().unwrap_or_default();
+        if ON_POOL.with(Cell::get) {
+            let engine = self.engine.as_mut().ok_or(EngineFault::Exited)?;
+            let (result, elapsed) = search(engine, history, &limits, &abort);
+            return Ok(reply(&result, elapsed));
+        }
         let mut engine = self.engine.take().ok_or(EngineFault::Exited)?;
         let history = history.to_vec();
-        let limits = to_staunton(limits);
-        let (tx, rx) = oneshot::channel();
-        CpuPool::global().submit(Box::new(move || {
-            let stop = AtomicBool::new(false);
-            let started = Instant::now();
-            let result = engine.search(&history, &limits, &stop, &mut |_| {});
-            let _ = tx.send((engine, result, started.elapsed()));
-        }));
-        let (engine, result, elapsed) = rx.await.map_err(|_| EngineFault::Exited)?;
-        self.engine = Some(engine);
-        let score = match result.score {
-            staunton::Score::Cp(cp) => Score::Cp(cp),
-            staunton::Score::Mate(m) => Score::Mate(m),
-        };
-        let info = Info {
-            depth: Some(result.depth),
-            seldepth: Some(result.seldepth),
-            score: Some(score),
-            nodes: Some(result.nodes),
-            time: Some(result.elapsed),
-            pv: result.pv.iter().map(|&mv| move_to_uci(Some(mv))).collect(),
-            ..Info::default()
-        };
-        let bestmove = result
-            .best_move
-            .map_or_else(|| "(none)".to_owned(), |mv| move_to_uci(Some(mv)));
-        Ok(Reply {
-            bestmove,
-            ponder: result.ponder.map(|mv| move_to_uci(Some(mv))),
-            info: Some(info),
-            elapsed,
+        let (engine, result, elapsed) = run_on_pool(move || {
+            let (result, elapsed) = search(&mut engine, &history, &limits, &abort);
+            (engine, result, elapsed)
         })
+        .await
+        .ok_or(EngineFault::Exited)?;
+        self.engine = Some(engine);
+        Ok(reply(&result, elapsed))
+    }
+}
+
+fn search(
+    engine: &mut Engine,
+    history: &[Position],
+    limits: &Limits,
+    stop: &AtomicBool,
+) -> (SearchResult, Duration) {
+    let started = Instant::now();
+    let result = engine.search(history, limits, stop, &mut |_| {});
+    (result, started.elapsed())
+}
+
+/// The search's answer in the form a UCI engine's `info` and `bestmove` take.
+fn reply(result: &SearchResult, elapsed: Duration) -> Reply {
+    let score = match result.score {
+        staunton::Score::Cp(cp) => Score::Cp(cp),
+        staunton::Score::Mate(m) => Score::Mate(m),
+    };
+    let info = Info {
+        depth: Some(result.depth),
+        seldepth: Some(result.seldepth),
+        score: Some(score),
+        nodes: Some(result.nodes),
+        time: Some(result.elapsed),
+        pv: result.pv.iter().map(|&mv| move_to_uci(Some(mv))).collect(),
+        ..Info::default()
+    };
+    let bestmove = result
+        .best_move
+        .map_or_else(|| "(none)".to_owned(), |mv| move_to_uci(Some(mv)));
+    Reply {
+        bestmove,
+        ponder: result.ponder.map(|mv| move_to_uci(Some(mv))),
+        info: Some(info),
+        elapsed,
     }
 }
 
@@ -151,5 +235,67 @@ fn to_staunton(limits: &GoLimits) -> Limits {
             }),
         move_overhead: Duration::from_millis(5),
         ..Limits::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_panicking_job_is_reported_and_the_pool_goes_on() {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        for _ in 0..threads {
+            assert_eq!(run_on_pool(|| -> u32 { panic!("a bug") }).await, None);
+        }
+        // Every pool thread has seen a panic; they all still take work.
+        for i in 0..2 * threads as u32 {
+            assert_eq!(run_on_pool(move || i * 2).await, Some(i * 2));
+        }
+    }
+
+    #[test]
+    fn block_on_waits_for_a_wake_up() {
+        // Pending at the first poll, woken from another thread, ready at the second.
+        let mut polls = 0;
+        let value = block_on(std::future::poll_fn(|cx| {
+            polls += 1;
+            if polls == 1 {
+                let waker = cx.waker().clone();
+                std::thread::spawn(move || {
+                    std::thread::sleep(Duration::from_millis(20));
+                    waker.wake();
+                });
+                Poll::Pending
+            } else {
+                Poll::Ready(42)
+            }
+        }));
+        assert_eq!((value, polls), (42, 2));
+    }
+
+    #[test]
+    fn the_match_stop_flag_ends_a_search_at_once() {
+        let mut player = BuiltinPlayer::new(&BuiltinSpec {
+            params: Params::default(),
+            hash_mb: 0,
+        });
+        let stop = Arc::new(AtomicBool::new(true));
+        player.abort_on(Arc::clone(&stop));
+        // A million nodes is most of a second; a stopped search answers after a handful.
+        let limits = GoLimits {
+            nodes: Some(1_000_000),
+            ..GoLimits::default()
+        };
+        // From a thread that is not the pool's, so the search goes to the pool and back.
+        let reply = block_on(player.think(&[Position::starting()], &limits)).unwrap();
+        let info = reply.info.expect("an answer with its search statistics");
+        assert!(
+            info.nodes.unwrap() < 10_000,
+            "searched {:?} nodes",
+            info.nodes
+        );
+        // Still a legal move: staunton always has one to play.
+        assert!(arbiter_rules::uci::parse_uci_move(&Position::starting(), &reply.bestmove).is_ok());
     }
 }

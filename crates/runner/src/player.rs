@@ -1,5 +1,7 @@
 //! Players: whatever can be asked for a move. A UCI engine process, or staunton in process.
 
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Duration;
 
 use arbiter_rules::uci::move_to_uci;
@@ -51,6 +53,17 @@ impl Player {
                 UciProcess::start(process, spec.timeouts).await?,
             ))),
             PlayerKind::Builtin(builtin) => Ok(Player::Builtin(BuiltinPlayer::new(builtin))),
+        }
+    }
+
+    pub fn is_builtin(&self) -> bool {
+        matches!(self, Player::Builtin(_))
+    }
+
+    /// Lets the match's stop flag cut an in-process player's searches short.
+    pub fn abort_on(&mut self, stop: &Arc<AtomicBool>) {
+        if let Player::Builtin(engine) = self {
+            engine.abort_on(Arc::clone(stop));
         }
     }
 

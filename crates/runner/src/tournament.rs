@@ -24,6 +24,7 @@ use arbiter_store::{
 use tokio::sync::{mpsc, watch};
 
 use crate::adjudication::Adjudication;
+use crate::builtin::{block_on, run_on_pool};
 use crate::game::{play_game, GameRecord, GameSpec};
 use crate::openings::Book;
 use crate::player::{Player, PlayerSpec};
@@ -51,6 +52,24 @@ pub struct MatchSpec {
     /// PGN `Event` and `Site` tags.
     pub event: String,
     pub site: String,
+}
+
+impl MatchSpec {
+    /// The players' names for White and Black when `order` gives the engines' seats.
+    fn seat_names(&self, order: [usize; 2]) -> [&str; 2] {
+        order.map(|engine| self.players[engine].name.as_str())
+    }
+
+    /// The game of `pair` with the engines seated by `order`.
+    fn game_spec(&self, pair: u64, order: [usize; 2]) -> GameSpec<'_> {
+        GameSpec {
+            opening: self.book.opening_for_pair(self.seed, pair),
+            time_controls: order.map(|engine| &self.time_controls[engine]),
+            time_margin: self.time_margin,
+            adjudication: self.adjudication,
+            rules: self.rules,
+        }
+    }
 }
 
 /// What happens during a match, for whoever reports it (progress bar, cutechess-style lines,
@@ -123,6 +142,9 @@ pub enum MatchError {
     Stats(#[from] StatsError),
     #[error("engine {name}: {fault}")]
     EngineStart { name: String, fault: EngineFault },
+    /// A bug in arbiter or staunton, not an engine fault: the run stops and can be resumed.
+    #[error("the in-process game of pair {pair} panicked (a bug: please report it)")]
+    GamePanicked { pair: u64 },
 }
 
 /// One finished game on its way to the collector.
@@ -342,10 +364,9 @@ async fn worker(
             let mut it = seats.into_iter();
             (it.next().expect("white"), it.next().expect("black"))
         };
-        let names = [
-            spec.players[order[0]].name.as_str(),
-            spec.players[order[1]].name.as_str(),
-        ];
+        white.abort_on(&stop);
+        black.abort_on(&stop);
+        let names = spec.seat_names(order);
         let number = 2 * pair + game_index as u64 + 1;
         let _ = events.send(Event::GameStarted {
             number,
@@ -361,17 +382,32 @@ async fn worker(
                 .await
                 .map_err(|fault| (Color::Black, fault)),
         };
-        let opening = spec.book.opening_for_pair(spec.seed, pair);
-        let game_spec = GameSpec {
-            opening,
-            time_controls: [&spec.time_controls[order[0]], &spec.time_controls[order[1]]],
-            time_margin: spec.time_margin,
-            adjudication: spec.adjudication,
-            rules: spec.rules,
-        };
         let record = match prepared {
-            Ok(()) => play_game(&mut white, &mut black, names, &game_spec).await,
-            Err((color, fault)) => crate::game::unplayable(names, opening, color, &fault),
+            Err((color, fault)) => {
+                let opening = spec.book.opening_for_pair(spec.seed, pair);
+                crate::game::unplayable(names, opening, color, &fault)
+            }
+            // Two in-process engines: the whole game on one pool thread (see `builtin`).
+            Ok(()) if white.is_builtin() && black.is_builtin() => {
+                let spec = Arc::clone(&spec);
+                let game = run_on_pool(move || {
+                    let game_spec = spec.game_spec(pair, order);
+                    let names = spec.seat_names(order);
+                    let record = block_on(play_game(&mut white, &mut black, names, &game_spec));
+                    (white, black, record)
+                });
+                match game.await {
+                    Some((w, b, record)) => {
+                        (white, black) = (w, b);
+                        record
+                    }
+                    None => {
+                        let _ = done.send(Err(MatchError::GamePanicked { pair }));
+                        return;
+                    }
+                }
+            }
+            Ok(()) => play_game(&mut white, &mut black, names, &spec.game_spec(pair, order)).await,
         };
         // A player that faulted is not trusted again: drop it (which kills the process) and
         // start a fresh one next time. `restart=on` does the same after every game.

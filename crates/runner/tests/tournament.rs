@@ -5,13 +5,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use arbiter_rules::pgn::PgnReader;
+use arbiter_rules::uci::move_to_uci;
 use arbiter_rules::RuleSet;
 use arbiter_runner::adjudication::Adjudication;
 use arbiter_runner::builtin::BuiltinSpec;
 use arbiter_runner::openings::{Book, BookSpec};
 use arbiter_runner::outputs::export_pgn;
 use arbiter_runner::player::{PlayerKind, PlayerSpec};
-use arbiter_runner::process::Timeouts;
+use arbiter_runner::process::{ProcessSpec, Timeouts};
 use arbiter_runner::tc::TimeControl;
 use arbiter_runner::tournament::{run_match, Event, MatchSpec, Verdict};
 use arbiter_store::{Location, RunSpec, Store};
@@ -232,4 +233,69 @@ async fn strict_mode_stops_at_the_first_engine_fault() {
         ),
         "and stays resumable"
     );
+}
+
+/// staunton behind a pipe: the fixture binary running staunton's own UCI loop.
+fn staunton_uci(name: &str) -> PlayerSpec {
+    PlayerSpec {
+        name: name.into(),
+        kind: PlayerKind::Uci(ProcessSpec {
+            cmd: env!("CARGO_BIN_EXE_arbiter-fixture-engine").into(),
+            args: vec!["staunton".into()],
+            options: vec![("Hash".into(), "1".into())],
+            ..ProcessSpec::default()
+        }),
+        timeouts: Timeouts::default(),
+        restart: false,
+    }
+}
+
+fn staunton_in_process(name: &str) -> PlayerSpec {
+    PlayerSpec {
+        name: name.into(),
+        kind: PlayerKind::Builtin(Box::new(BuiltinSpec {
+            params: staunton::Params::default(),
+            hash_mb: 1,
+        })),
+        timeouts: Timeouts::default(),
+        restart: false,
+    }
+}
+
+/// The moves and result of every game of a match, by game number.
+async fn games_of(players: [PlayerSpec; 2]) -> Vec<(Vec<String>, &'static str)> {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, run) = open_run(dir.path(), 4).await;
+    let mut spec = spec(4, 1, 400);
+    spec.players = players;
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let (_cancel_tx, cancel) = watch::channel(false);
+    let summary = run_match(Arc::new(spec), store.clone(), run, tx, cancel)
+        .await
+        .unwrap();
+    assert_eq!(summary.totals.pairs, 4);
+    let pgn = dir.path().join("out.pgn");
+    export_pgn(&store, run, &pgn).await.unwrap();
+    PgnReader::new(std::io::BufReader::new(std::fs::File::open(&pgn).unwrap()))
+        .map(|game| {
+            let game = game.unwrap();
+            let moves = game.moves.iter().map(|&m| move_to_uci(Some(m))).collect();
+            (moves, game.result)
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_process_and_uci_staunton_play_the_same_games() {
+    // At a fixed node count staunton is deterministic, so the three ways of seating it (both
+    // in process, where whole games run on one pool thread; one in process and one behind a
+    // pipe, where each in-process search goes to the pool; both behind pipes) must produce
+    // the same games move for move. Concurrency 1 keeps each engine's game sequence fixed.
+    let in_process = games_of([staunton_in_process("a"), staunton_in_process("b")]).await;
+    let mixed = games_of([staunton_in_process("a"), staunton_uci("b")]).await;
+    let uci = games_of([staunton_uci("a"), staunton_uci("b")]).await;
+    assert_eq!(in_process.len(), 8);
+    assert!(in_process.iter().all(|(moves, _)| moves.len() > 10));
+    assert_eq!(in_process, mixed);
+    assert_eq!(in_process, uci);
 }

@@ -14,6 +14,10 @@
 //!   flagged it by then, and the stale `bestmove` arrives while the runner moves on
 //! - `no-uciok`, `no-readyok`: never finish the handshake / never answer `isready`
 //! - `scoreless`: never print a scored `info` line
+//!
+//! And one mode that is no fault at all: `staunton` runs staunton's own UCI loop, the code of
+//! the `staunton` binary, so the runner's tests can put the same engine behind a pipe and in
+//! process and compare.
 
 use std::io::{BufRead, Write};
 use std::time::Duration;
@@ -70,6 +74,12 @@ fn set_position(line: &str) -> Option<Position> {
 
 fn main() {
     let config = parse_args();
+    if config.fault == "staunton" {
+        let stdin = std::io::BufReader::new(std::io::stdin());
+        let out = std::sync::Arc::new(std::sync::Mutex::new(std::io::stdout()));
+        staunton::uci::run(staunton::Params::default(), stdin, out);
+        return;
+    }
     let stdin = std::io::stdin();
     let mut out = std::io::stdout();
     let mut pos = Position::starting();
