@@ -10,7 +10,9 @@
 use std::ops::ControlFlow;
 
 use crate::attacks;
-use crate::{Bitboard, Board, CastlingSide, Move, MoveKind, MoveList, Position, Rank, Role, Square};
+use crate::{
+    Bitboard, Board, CastlingSide, Move, MoveKind, MoveList, Position, Rank, Role, Square,
+};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Special {
