@@ -80,6 +80,40 @@ pub enum EngineFault {
 struct Line {
     text: String,
     at: Instant,
+    /// The last scored `info` line (multipv 1) read since the previous line handed over.
+    info: Option<String>,
+}
+
+/// Keeps an engine's search chatter on the reader's side. Engines print many `info` lines per
+/// move and the game uses only the last scored one, so the reader holds them and hands that
+/// one over with the next other line (`bestmove`): one wake-up of the game per move instead of
+/// one per line, which is most of the runner's own cost per move when searches are short.
+#[derive(Default)]
+struct InfoFilter {
+    last_scored: Option<String>,
+}
+
+impl InfoFilter {
+    /// The line to hand over for `text`, or `None` while it is held back.
+    fn pass(&mut self, text: &str, at: Instant) -> Option<Line> {
+        let line = |info| Line {
+            text: text.to_owned(),
+            at,
+            info,
+        };
+        // A note goes through at once and leaves the held line for the `bestmove` after it.
+        if text.starts_with("info string") {
+            return Some(line(None));
+        }
+        if !text.starts_with("info") {
+            return Some(line(self.last_scored.take()));
+        }
+        let scored = text.contains(" score cp ") || text.contains(" score mate ");
+        if scored && (!text.contains(" multipv ") || uci::parse_info(text).multipv == Some(1)) {
+            self.last_scored = Some(text.to_owned());
+        }
+        None
+    }
 }
 
 /// Lines longer than this are garbage, not protocol; they are cut and the rest skipped.
@@ -230,16 +264,13 @@ impl UciProcess {
         deadline: Option<Duration>,
     ) -> Result<Reply, EngineFault> {
         self.finish_search().await?;
-        self.send(position).await?;
-        self.send(&uci::go_command(limits)).await?;
+        // One write for both lines: one wake-up of the engine, one system call.
+        self.send(&format!("{position}\n{}", uci::go_command(limits)))
+            .await?;
         let started = Instant::now();
         self.searching = true;
         let flag = deadline.map(|d| started + d);
         let give_up = flag.unwrap_or(started + self.timeouts.unclocked_move);
-        // Only the last scored line is ever used, so lines are kept as text and parsed once at
-        // `bestmove`: engines print many `info` lines per move, and the runner's cost per
-        // move is what is left when the engines are fast.
-        let mut last_scored: Option<String> = None;
         loop {
             let line = match self.next_line(give_up, "bestmove").await {
                 Ok(line) => line,
@@ -253,22 +284,16 @@ impl UciProcess {
             if let Some((bestmove, ponder)) = uci::parse_bestmove(&line.text) {
                 self.searching = false;
                 let elapsed = line.at.saturating_duration_since(started);
+                // The reader kept only the last scored line, parsed once here.
                 return Ok(Reply {
                     bestmove,
                     ponder,
-                    info: last_scored.map(|text| uci::parse_info(&text)),
+                    info: line.info.map(|text| uci::parse_info(&text)),
                     elapsed,
                 });
             }
-            if let Some(note) = line.text.strip_prefix("info string ") {
-                let note = format!("info string {note}");
-                self.note(note);
-            } else if line.text.starts_with("info")
-                && (line.text.contains(" score cp ") || line.text.contains(" score mate "))
-                && (!line.text.contains(" multipv ")
-                    || uci::parse_info(&line.text).multipv == Some(1))
-            {
-                last_scored = Some(line.text);
+            if line.text.starts_with("info string ") {
+                self.note(line.text);
             }
         }
     }
@@ -390,6 +415,7 @@ fn spawn_reader(
     tokio::spawn(async move {
         let mut reader = tokio::io::BufReader::new(stdout);
         let mut buf = Vec::with_capacity(256);
+        let mut filter = InfoFilter::default();
         loop {
             buf.clear();
             match (&mut reader)
@@ -401,9 +427,15 @@ fn spawn_reader(
                 Ok(_) => {}
             }
             let at = Instant::now();
-            let text = String::from_utf8_lossy(&buf).trim().to_owned();
-            if !text.is_empty() && tx.send(Line { text, at }).await.is_err() {
-                return;
+            let text = String::from_utf8_lossy(&buf);
+            let text = text.trim();
+            if text.is_empty() {
+                continue;
+            }
+            if let Some(line) = filter.pass(text, at) {
+                if tx.send(line).await.is_err() {
+                    return;
+                }
             }
         }
     });
@@ -413,6 +445,7 @@ fn spawn_reader(
 fn read_lines<R: std::io::BufRead>(mut reader: R, tx: mpsc::Sender<Line>) {
     use std::io::{BufRead, Read};
     let mut buf = Vec::with_capacity(256);
+    let mut filter = InfoFilter::default();
     loop {
         buf.clear();
         let n = match (&mut reader)
@@ -446,14 +479,54 @@ fn read_lines<R: std::io::BufRead>(mut reader: R, tx: mpsc::Sender<Line>) {
         if text.is_empty() {
             continue;
         }
-        if tx
-            .blocking_send(Line {
-                text: text.to_owned(),
-                at,
-            })
-            .is_err()
-        {
-            return;
+        if let Some(line) = filter.pass(text, at) {
+            if tx.blocking_send(line).is_err() {
+                return;
+            }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the game would see of `output`: each handed-over line with its attached info.
+    fn handed_over(output: &[&str]) -> Vec<(String, Option<String>)> {
+        let mut filter = InfoFilter::default();
+        output
+            .iter()
+            .filter_map(|text| filter.pass(text, Instant::now()))
+            .map(|line| (line.text, line.info))
+            .collect()
+    }
+
+    #[test]
+    fn search_info_is_held_back_and_the_last_scored_line_rides_with_bestmove() {
+        let seen = handed_over(&[
+            "info depth 1 score cp 10 pv e2e4",
+            "info string using 1 thread",
+            "info depth 2 score cp 20 multipv 1 pv e2e4",
+            "info depth 2 score cp -5 multipv 2 pv d2d4",
+            "info currmove e2e4 currmovenumber 1",
+            "info nodes 5000 nps 100000",
+            "bestmove e2e4 ponder e7e5",
+            "info depth 1 score mate 3 pv h5f7",
+            "readyok",
+        ]);
+        let with = |text: &str, info: Option<&str>| (text.to_owned(), info.map(str::to_owned));
+        assert_eq!(
+            seen,
+            [
+                with("info string using 1 thread", None),
+                with(
+                    "bestmove e2e4 ponder e7e5",
+                    Some("info depth 2 score cp 20 multipv 1 pv e2e4")
+                ),
+                // A scored line after `bestmove` (a stray one) never reaches the next search
+                // with a move: it goes with whatever line comes next.
+                with("readyok", Some("info depth 1 score mate 3 pv h5f7")),
+            ]
+        );
     }
 }
