@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Measures the match runner (issue 5's figures), on this machine, in one run:
-#   1. games per minute: in-process staunton vs the same games through the staunton UCI binary
-#   2. the runner's own CPU time per move (the arbiter process only; engines are children)
+#   1. games per minute: in-process staunton vs the same games through the staunton UCI binary,
+#      at node limits from 10 to 2000 a move (more pairs at the small limits)
+#   2. the runner's own CPU time per move (the arbiter process only; engines are children),
+#      printed for each node limit of 1 and again for the last
 #   3. time losses at 1+0.01 with concurrency 2 (staunton UCI vs staunton UCI)
 #   4. peak memory with 1,000 in-process games in flight
-# Usage: scripts/bench-runner.sh [PAIRS]   (default 100 pairs for 1 and 2, 50 for 3)
-#   SWEEP="10 100 2000" picks the node limits of 1; ONLY_SWEEP=1 stops after 1.
+# Usage: scripts/bench-runner.sh [PAIRS]   (default 100 pairs at 2000 nodes, PAIRS/2 for 3)
+#   SWEEP="10 100 2000" picks the node limits of 1 (default 10 100 500 2000);
+#   ONLY_SWEEP=1 stops after 1.
 # Built with `cargo build --release` (lto, codegen-units=1). Needs python3 for the arithmetic.
 set -euo pipefail
 cd "$(dirname "$0")/.."
