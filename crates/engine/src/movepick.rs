@@ -9,7 +9,7 @@
 
 use std::ops::ControlFlow;
 
-use arbiter_rules::{Color, Move, MoveList, Position, Role, MAX_MOVES};
+use arbiter_rules::{Bitboard, Color, Move, PieceMoves, Position, Rank, Role, MAX_MOVES};
 use arrayvec::ArrayVec;
 
 use crate::see::see_ge;
@@ -192,23 +192,43 @@ impl MovePicker {
         });
     }
 
-    /// Quiescence: captures (or, in check, every evasion) by MVV-LVA, hash move first.
-    pub fn new_tactical(moves: &MoveList, tt_move: PackedMove, values: &[i32; 6]) -> MovePicker {
-        let list = moves
-            .iter()
-            .map(|&mv| ScoredMove {
-                mv,
-                score: if tt_move.is(mv) {
-                    TT_MOVE
-                } else {
-                    mvv_lva(mv, values)
-                },
-            })
-            .collect();
-        MovePicker {
-            moves: list,
-            next: 0,
-        }
+    /// Quiescence: captures (or, in check, every evasion) by MVV-LVA, hash move first; with a
+    /// pawn on its seventh rank, queen promotions too. Filled in place, like
+    /// [`MovePicker::generate`], in the generator's order.
+    pub fn generate_tactical(
+        &mut self,
+        pos: &Position,
+        in_check: bool,
+        tt_move: PackedMove,
+        values: &[i32; 6],
+    ) {
+        self.moves.clear();
+        self.next = 0;
+        let us = pos.turn();
+        let seventh = Bitboard::relative_rank(us, Rank::SEVENTH);
+        let promoting = (pos.board().by_piece(Role::Pawn.of(us)) & seventh).any();
+        let wanted = |mv: Move| in_check || mv.is_capture() || mv.promotion == Some(Role::Queen);
+        let moves = &mut self.moves;
+        let mut add = |set: PieceMoves| {
+            set.for_each_move(pos, |mv| {
+                if wanted(mv) {
+                    moves.push(ScoredMove {
+                        mv,
+                        score: if tt_move.is(mv) {
+                            TT_MOVE
+                        } else {
+                            mvv_lva(mv, values)
+                        },
+                    });
+                }
+            });
+            ControlFlow::<()>::Continue(())
+        };
+        let _ = if in_check || promoting {
+            pos.for_each_piece_moves(&mut add)
+        } else {
+            pos.for_each_piece_captures(&mut add)
+        };
     }
 
     pub fn len(&self) -> usize {

@@ -13,7 +13,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use arbiter_rules::{Bitboard, Move, MoveKind, MoveList, Position, Rank, Role, Square};
+use arbiter_rules::{Move, MoveKind, Position, Role, Square};
 use arrayvec::ArrayVec;
 
 use crate::evaluate::Evaluator;
@@ -785,24 +785,25 @@ impl<'a> Searcher<'a> {
         let tt_move = tt_hit.map_or(PackedMove::NONE, |h| h.mv);
 
         // Stand pat: the side to move can usually do at least as well as doing nothing.
-        let (static_eval, mut best_score, moves) = if in_check {
-            let moves = pos.legal_moves();
-            if moves.is_empty() {
+        let mut picker = MovePicker::empty();
+        let (static_eval, mut best_score) = if in_check {
+            picker.generate_tactical(pos, true, tt_move, &self.values);
+            if picker.is_empty() {
                 return -MATE + ply as i32;
             }
-            (-INFINITY, -INFINITY, moves)
+            (-INFINITY, -INFINITY)
         } else {
             let eval = tt_hit.map_or_else(|| self.eval.evaluate(pos), |h| h.eval);
             if eval >= beta {
                 return eval;
             }
             alpha = alpha.max(eval);
-            (eval, eval, Self::tactical_moves(pos))
+            picker.generate_tactical(pos, false, tt_move, &self.values);
+            (eval, eval)
         };
 
         let original_alpha = alpha;
         let mut best_move = None;
-        let mut picker = MovePicker::new_tactical(&moves, tt_move, &self.values);
         for ScoredMove { mv, .. } in &mut picker {
             if !in_check {
                 // Delta pruning: even winning this piece for free does not reach alpha.
@@ -847,19 +848,6 @@ impl<'a> Searcher<'a> {
         self.tt
             .store(key, packed, best_score, static_eval, 0, bound, ply);
         best_score
-    }
-
-    /// Captures, plus queen promotions when a pawn is about to promote: what quiescence
-    /// searches when not in check.
-    fn tactical_moves(pos: &Position) -> MoveList {
-        let us = pos.turn();
-        let seventh = Bitboard::relative_rank(us, Rank::SEVENTH);
-        if (pos.board().by_piece(Role::Pawn.of(us)) & seventh).is_empty() {
-            return pos.capture_moves();
-        }
-        let mut moves = pos.legal_moves();
-        moves.retain(|mv| mv.is_capture() || mv.promotion == Some(Role::Queen));
-        moves
     }
 
     pub(crate) fn nodes(&self) -> u64 {

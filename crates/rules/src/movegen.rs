@@ -136,6 +136,16 @@ impl Position {
         self.generate(Scope::All, f)
     }
 
+    /// [`Position::for_each_piece_moves`] restricted to captures (en passant included), for
+    /// callers that fill their own lists.
+    #[inline]
+    pub fn for_each_piece_captures<B>(
+        &self,
+        f: impl FnMut(PieceMoves) -> ControlFlow<B>,
+    ) -> ControlFlow<B> {
+        self.generate(Scope::Captures, f)
+    }
+
     #[inline(always)]
     fn generate<B>(
         &self,
