@@ -4,8 +4,8 @@
 //! OS threads sized to the machine, so thousands of games can be in flight at once (each
 //! with a small hash) while only as many searches run as there are cores.
 //!
-//! A game between two in-process engines runs whole on one pool thread ([`run_on_pool`] with
-//! [`block_on`]): each search then starts inline, with no hand-over between the async runtime
+//! A game between two in-process engines runs whole on one pool thread (`run_on_pool` with
+//! `block_on`): each search then starts inline, with no hand-over between the async runtime
 //! and the pool per move, and both engines' tables stay in that core's cache. That is where
 //! the in-process path gains on a UCI engine when searches are short. A game against a UCI
 //! engine stays on the async runtime and sends each in-process search to the pool, where the
@@ -96,7 +96,7 @@ impl CpuPool {
 
 /// Runs `job` on the CPU pool; the async caller waits without holding a runtime thread.
 /// `None` if the job panicked.
-pub async fn run_on_pool<T: Send + 'static>(job: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+pub(crate) async fn run_on_pool<T: Send + 'static>(job: impl FnOnce() -> T + Send + 'static) -> Option<T> {
     let (tx, rx) = oneshot::channel();
     CpuPool::global().submit(Box::new(move || {
         let _ = tx.send(job());
@@ -107,7 +107,7 @@ pub async fn run_on_pool<T: Send + 'static>(job: impl FnOnce() -> T + Send + 'st
 /// Drives a future to completion on the current thread. For a game of two in-process engines
 /// on a pool thread, whose searches complete inline, so the future is ready at its first
 /// poll; parking covers anything that is not.
-pub fn block_on<F: Future>(future: F) -> F::Output {
+pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
     struct Unpark(Thread);
     impl Wake for Unpark {
         fn wake(self: Arc<Self>) {
