@@ -13,7 +13,11 @@ use std::time::{Duration, Instant};
 
 use arbiter_rules::{perft, Position};
 use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess, Position as _};
+use shakmaty::{CastlingMode, Chess};
+
+#[path = "peers/mod.rs"]
+mod peers;
+use peers::{cozy_perft, cozy_perft_full, shakmaty_perft, shakmaty_perft_full};
 
 const REPEATS: usize = 5;
 
@@ -74,89 +78,6 @@ const CASES: &[Case] = &[
         nodes: 4_085_603,
     },
 ];
-
-/// shakmaty's own `perft`: clone-make `Chess`, count `legal_moves().len()` at depth 1.
-fn shakmaty_perft(pos: &Chess, depth: u32) -> u64 {
-    if depth < 1 {
-        1
-    } else {
-        let moves = pos.legal_moves();
-        if depth == 1 {
-            moves.len() as u64
-        } else {
-            moves
-                .iter()
-                .map(|&m| {
-                    let mut child = pos.clone();
-                    child.play_unchecked(m);
-                    shakmaty_perft(&child, depth - 1)
-                })
-                .sum()
-        }
-    }
-}
-
-/// The same without the depth-1 shortcut: every move is made. Our `perft_full` counts a leaf
-/// where it makes it instead of in a call that returns 1; written that way (with `black_box` on
-/// the child) shakmaty measured slower (68 against 75 Mnps from the start position), so the
-/// peers keep this form, their faster one.
-fn shakmaty_perft_full(pos: &Chess, depth: u32) -> u64 {
-    if depth < 1 {
-        1
-    } else {
-        pos.legal_moves()
-            .iter()
-            .map(|&m| {
-                let mut child = pos.clone();
-                child.play_unchecked(m);
-                shakmaty_perft_full(&child, depth - 1)
-            })
-            .sum()
-    }
-}
-
-/// cozy-chess's `perft_bulk` from its examples: the last ply sums `PieceMoves::len()`.
-fn cozy_perft(board: &cozy_chess::Board, depth: u32) -> u64 {
-    let mut nodes = 0;
-    match depth {
-        0 => nodes += 1,
-        1 => {
-            board.generate_moves(|moves| {
-                nodes += moves.len() as u64;
-                false
-            });
-        }
-        _ => {
-            board.generate_moves(|moves| {
-                for mv in moves {
-                    let mut board = board.clone();
-                    board.play_unchecked(mv);
-                    nodes += cozy_perft(&board, depth - 1);
-                }
-                false
-            });
-        }
-    }
-    nodes
-}
-
-/// cozy-chess's `perft` from its examples: every move is made.
-fn cozy_perft_full(board: &cozy_chess::Board, depth: u32) -> u64 {
-    if depth == 0 {
-        1
-    } else {
-        let mut nodes = 0;
-        board.generate_moves(|moves| {
-            for mv in moves {
-                let mut board = board.clone();
-                board.play_unchecked(mv);
-                nodes += cozy_perft_full(&board, depth - 1);
-            }
-            false
-        });
-        nodes
-    }
-}
 
 /// Runs `count` `REPEATS` times; returns its node count (the same every time, or we panic)
 /// and the fastest run.

@@ -3,6 +3,9 @@
 //! position (or Kiwipete), one implementation per run, so that a
 //! profiler or `valgrind --tool=callgrind` (instruction counts: repeatable on a busy machine)
 //! can compare make-move costs.
+#[path = "../benches/peers/mod.rs"]
+mod peers;
+
 const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
 
 fn main() {
@@ -17,10 +20,10 @@ fn main() {
         arbiter_rules::STARTING_FEN
     };
     let nodes = match (who.as_str(), bulk) {
-        ("shakmaty", false) => shak(&shak_pos(fen), depth),
-        ("shakmaty", true) => shakmaty::perft(&shak_pos(fen), depth),
-        ("cozy", false) => cozy(&fen.parse().expect("a legal FEN"), depth),
-        ("cozy", true) => cozy_bulk(&fen.parse().expect("a legal FEN"), depth),
+        ("shakmaty", false) => peers::shakmaty_perft_full(&shak_pos(fen), depth),
+        ("shakmaty", true) => peers::shakmaty_perft(&shak_pos(fen), depth),
+        ("cozy", false) => peers::cozy_perft_full(&fen.parse().expect("a legal FEN"), depth),
+        ("cozy", true) => peers::cozy_perft(&fen.parse().expect("a legal FEN"), depth),
         (_, false) => arbiter_rules::perft::perft_full(&fen.parse().expect("a legal FEN"), depth),
         (_, true) => arbiter_rules::perft::perft(&fen.parse().expect("a legal FEN"), depth),
     };
@@ -31,59 +34,4 @@ fn shak_pos(fen: &str) -> shakmaty::Chess {
     let fen: shakmaty::fen::Fen = fen.parse().expect("a FEN");
     fen.into_position(shakmaty::CastlingMode::Standard)
         .expect("a legal position")
-}
-
-fn cozy_bulk(board: &cozy_chess::Board, depth: u32) -> u64 {
-    let mut nodes = 0;
-    match depth {
-        0 => nodes = 1,
-        1 => {
-            board.generate_moves(|moves| {
-                nodes += moves.len() as u64;
-                false
-            });
-        }
-        _ => {
-            board.generate_moves(|moves| {
-                for mv in moves {
-                    let mut child = board.clone();
-                    child.play_unchecked(mv);
-                    nodes += cozy_bulk(&child, depth - 1);
-                }
-                false
-            });
-        }
-    }
-    nodes
-}
-
-fn shak(pos: &shakmaty::Chess, depth: u32) -> u64 {
-    use shakmaty::Position;
-    if depth == 0 {
-        return 1;
-    }
-    pos.legal_moves()
-        .iter()
-        .map(|m| {
-            let mut child = pos.clone();
-            child.play_unchecked(*m);
-            shak(&child, depth - 1)
-        })
-        .sum()
-}
-
-fn cozy(board: &cozy_chess::Board, depth: u32) -> u64 {
-    if depth == 0 {
-        return 1;
-    }
-    let mut nodes = 0;
-    board.generate_moves(|moves| {
-        for mv in moves {
-            let mut child = board.clone();
-            child.play_unchecked(mv);
-            nodes += cozy(&child, depth - 1);
-        }
-        false
-    });
-    nodes
 }
