@@ -96,7 +96,9 @@ impl CpuPool {
 
 /// Runs `job` on the CPU pool; the async caller waits without holding a runtime thread.
 /// `None` if the job panicked.
-pub(crate) async fn run_on_pool<T: Send + 'static>(job: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+pub(crate) async fn run_on_pool<T: Send + 'static>(
+    job: impl FnOnce() -> T + Send + 'static,
+) -> Option<T> {
     let (tx, rx) = oneshot::channel();
     CpuPool::global().submit(Box::new(move || {
         let _ = tx.send(job());
