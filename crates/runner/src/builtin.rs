@@ -164,16 +164,20 @@ impl BuiltinPlayer {
         limits: &GoLimits,
     ) -> Result<Reply, EngineFault> {
         let limits = to_staunton(limits);
-        let abort = self.abort.clone().unwrap_or_default();
+        // Without a match to stop it, a search is stopped by its limits alone.
+        static NEVER: AtomicBool = AtomicBool::new(false);
         if ON_POOL.with(Cell::get) {
             let engine = self.engine.as_mut().ok_or(EngineFault::Exited)?;
-            let (result, elapsed) = search(engine, history, &limits, &abort);
+            let abort = self.abort.as_deref().unwrap_or(&NEVER);
+            let (result, elapsed) = search(engine, history, &limits, abort);
             return Ok(reply(&result, elapsed));
         }
+        let abort = self.abort.clone();
         let mut engine = self.engine.take().ok_or(EngineFault::Exited)?;
         let history = history.to_vec();
         let (engine, result, elapsed) = run_on_pool(move || {
-            let (result, elapsed) = search(&mut engine, &history, &limits, &abort);
+            let abort = abort.as_deref().unwrap_or(&NEVER);
+            let (result, elapsed) = search(&mut engine, &history, &limits, abort);
             (engine, result, elapsed)
         })
         .await
