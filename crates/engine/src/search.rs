@@ -177,12 +177,16 @@ struct Frame {
     mv: Option<Move>,
     /// Plies since the last null move; repetition is not looked for across one.
     plies_from_null: u32,
+    /// Whether the side to move at this ply is in check, written by the parent, which has
+    /// already asked (for check extensions) and need not let the child ask again.
+    in_check: bool,
 }
 
 const NO_FRAME: Frame = Frame {
     eval: -INFINITY,
     mv: None,
     plies_from_null: 0,
+    in_check: false,
 };
 
 /// One search in progress.
@@ -264,6 +268,7 @@ impl<'a> Searcher<'a> {
             self.keys.push(pos.hash());
         }
         self.stack[0].plies_from_null = u32::MAX / 2;
+        self.stack[0].in_check = root.is_check();
         self.tt.new_search();
         for killers in self.heur.killers.iter_mut() {
             *killers = [None, None];
@@ -508,7 +513,8 @@ impl<'a> Searcher<'a> {
         }
         self.nodes += 1;
         self.seldepth = self.seldepth.max(ply);
-        let in_check = pos.is_check();
+        let in_check = self.stack[ply].in_check;
+        debug_assert_eq!(in_check, pos.is_check());
 
         if !root {
             // 3. Draws end the line: repetition, fifty moves, no mating material.
@@ -576,6 +582,8 @@ impl<'a> Searcher<'a> {
                     p.nmp_base + depth / p.nmp_depth_div + ((eval - beta) / p.nmp_eval_div).min(3);
                 let null = pos.play_null().expect("not in check");
                 self.stack[ply + 1].plies_from_null = 0;
+                // Passing is only tried out of check, and cannot put the opponent in check.
+                self.stack[ply + 1].in_check = false;
                 self.keys.push(null.hash());
                 let score = -self.negamax(&null, depth - 1 - r, -beta, -beta + 1, ply + 1);
                 self.keys.pop();
@@ -679,6 +687,7 @@ impl<'a> Searcher<'a> {
             let new_depth = depth - 1 + i32::from(extend);
             self.stack[ply].mv = Some(mv);
             self.stack[ply + 1].plies_from_null = self.stack[ply].plies_from_null + 1;
+            self.stack[ply + 1].in_check = gives_check;
             self.keys.push(child.hash());
 
             // 13. Principal variation search with late-move reductions: the first move gets
