@@ -179,17 +179,7 @@ impl MovePicker {
                 heur.quiet_score(side, hints.previous, mv)
             }
         };
-        self.moves.clear();
-        self.next = 0;
-        let _ = pos.for_each_piece_moves::<()>(|set| {
-            set.for_each_move(pos, |mv| {
-                self.moves.push(ScoredMove {
-                    mv,
-                    score: score(mv),
-                });
-            });
-            ControlFlow::Continue(())
-        });
+        self.fill(pos, false, |_| true, score);
     }
 
     /// Quiescence: captures (or, in check, every evasion) by MVV-LVA, hash move first; with a
@@ -202,32 +192,47 @@ impl MovePicker {
         tt_move: PackedMove,
         values: &[i32; 6],
     ) {
-        self.moves.clear();
-        self.next = 0;
         let us = pos.turn();
         let seventh = Bitboard::relative_rank(us, Rank::SEVENTH);
         let promoting = (pos.board().by_piece(Role::Pawn.of(us)) & seventh).any();
         let wanted = |mv: Move| in_check || mv.is_capture() || mv.promotion == Some(Role::Queen);
+        let score = |mv: Move| {
+            if tt_move.is(mv) {
+                TT_MOVE
+            } else {
+                mvv_lva(mv, values)
+            }
+        };
+        self.fill(pos, !in_check && !promoting, wanted, score);
+    }
+
+    /// Refills the list in place with the generator's moves (only captures when asked) that
+    /// `wanted` keeps, each with its `score`, in generation order.
+    fn fill(
+        &mut self,
+        pos: &Position,
+        captures_only: bool,
+        wanted: impl Fn(Move) -> bool,
+        score: impl Fn(Move) -> i32,
+    ) {
+        self.moves.clear();
+        self.next = 0;
         let moves = &mut self.moves;
         let mut add = |set: PieceMoves| {
             set.for_each_move(pos, |mv| {
                 if wanted(mv) {
                     moves.push(ScoredMove {
                         mv,
-                        score: if tt_move.is(mv) {
-                            TT_MOVE
-                        } else {
-                            mvv_lva(mv, values)
-                        },
+                        score: score(mv),
                     });
                 }
             });
             ControlFlow::<()>::Continue(())
         };
-        let _ = if in_check || promoting {
-            pos.for_each_piece_moves(&mut add)
-        } else {
+        let _ = if captures_only {
             pos.for_each_piece_captures(&mut add)
+        } else {
+            pos.for_each_piece_moves(&mut add)
         };
     }
 
