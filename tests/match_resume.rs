@@ -58,15 +58,11 @@ fn sigkill_and_resume_loses_nothing_and_counts_nothing_twice() {
     );
     let out = run_to_the_end(&path);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
     assert!(
-        stdout.contains(&format!("{} in the store", before.len())),
-        "resumed from the store: {stdout}"
+        stderr.contains(&format!("{} in the store", before.len())),
+        "resumed from the store: {stderr}"
     );
 
     let runtime = tokio::runtime::Runtime::new().unwrap();
@@ -107,9 +103,10 @@ fn sigkill_and_resume_loses_nothing_and_counts_nothing_twice() {
     // Running the finished command again changes nothing.
     let out = run_to_the_end(&path);
     let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stdout.contains(&format!("{PAIRS} in the store")),
-        "{stdout}"
+        stderr.contains(&format!("{PAIRS} in the store")),
+        "{stderr}"
     );
     assert!(!stdout.contains("Started game"), "{stdout}");
 }

@@ -1,6 +1,7 @@
 //! The `arbiter` command line: parses arguments and wires the library crates together. No
 //! chess or statistics logic lives here.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -33,17 +34,17 @@ fn run_cutechess(args: &[String]) -> ExitCode {
     let parsed = match cutechess::parse(args) {
         Ok(parsed) => parsed,
         Err(err) => {
-            eprintln!("error: {err}");
+            let _ = writeln!(std::io::stderr(), "error: {err}");
             return ExitCode::from(EXIT_USAGE);
         }
     };
     for warning in &parsed.warnings {
-        eprintln!("warning: {warning}");
+        let _ = writeln!(std::io::stderr(), "warning: {warning}");
     }
     match match_cmd::run_config(parsed.config, false) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            let _ = writeln!(std::io::stderr(), "error: {err:#}");
             ExitCode::from(EXIT_USAGE)
         }
     }
@@ -70,7 +71,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            let _ = writeln!(std::io::stderr(), "error: {err:#}");
             ExitCode::from(EXIT_USAGE)
         }
     }

@@ -2,20 +2,25 @@
 //!
 //! Wiring only: the runner plays, the store keeps, the statistics crate judges. This module
 //! opens the store, finds or creates the run (the same command finds the same run, so
-//! rerunning it resumes), starts the match, and routes its events to the terminal (progress
-//! bar and cutechess-style lines), the JSON-lines file and the PGN export.
+//! rerunning it resumes; an edited configuration is refused rather than mixed into it), starts
+//! the match, and routes its events to the terminal (cutechess's stream on stdout, arbiter's
+//! own lines and the progress bar on stderr) and to the exports rebuilt from the store.
 
+use std::collections::HashMap;
+use std::fs::File;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Arc;
 
 use anyhow::{bail, Context};
+use arbiter_rules::Color;
 use arbiter_runner::config::RunConfig;
-use arbiter_runner::outputs;
+use arbiter_runner::outputs::{self, Export};
 use arbiter_runner::tournament::{run_match, Event, MatchSpec, Verdict};
 use arbiter_stats::SprtState;
-use arbiter_store::{Location, RunId, RunSpec, Store};
+use arbiter_store::{Location, RunId, RunSpec, Store, Totals};
 use indicatif::{ProgressBar, ProgressStyle};
 use tokio::sync::{mpsc, watch};
 
@@ -29,7 +34,7 @@ pub struct MatchArgs {
     /// The database holding runs (default: the config's `store`, else arbiter.db).
     #[arg(long)]
     store: Option<String>,
-    /// Print the final summary as JSON on stdout.
+    /// Print the final summary as JSON on stdout (cutechess's lines then go to stderr).
     #[arg(long)]
     json: bool,
     /// No progress bar, even on a terminal.
@@ -62,6 +67,99 @@ fn run_async_with(args: &MatchArgs, config: Option<RunConfig>) -> anyhow::Result
     runtime.block_on(run_async(args, config))
 }
 
+/// Why a match was stopped from outside; the exit status says which.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[repr(u8)]
+enum StopReason {
+    None = 0,
+    /// Ctrl-C (SIGINT): 130.
+    Interrupt = 130,
+    /// SIGTERM (a service manager, `kill`, a CI timeout): 143.
+    Terminate = 143,
+    /// stdout closed (`arbiter match ... | head`): 141, as a writer killed by SIGPIPE.
+    StdoutClosed = 141,
+}
+
+/// Where the match's lines go. stdout carries cutechess's stream and nothing else, so that
+/// scripts written for cutechess read it unchanged, whether or not a terminal is attached;
+/// with `--json` it carries only the JSON summary, and the stream moves to stderr. arbiter's
+/// own lines (the run, warnings, exports) and the progress bar are on stderr.
+struct Console {
+    json: bool,
+    bar: Option<ProgressBar>,
+    stop: Arc<Stop>,
+}
+
+/// The one stop signal of a match, with the first reason given.
+struct Stop {
+    cancel: watch::Sender<bool>,
+    reason: AtomicU8,
+    stdout_closed: AtomicBool,
+}
+
+impl Stop {
+    fn request(&self, reason: StopReason) {
+        let _ = self.reason.compare_exchange(
+            StopReason::None as u8,
+            reason as u8,
+            Ordering::SeqCst,
+            Ordering::SeqCst,
+        );
+        let _ = self.cancel.send(true);
+    }
+
+    fn reason(&self) -> StopReason {
+        match self.reason.load(Ordering::SeqCst) {
+            130 => StopReason::Interrupt,
+            143 => StopReason::Terminate,
+            141 => StopReason::StdoutClosed,
+            _ => StopReason::None,
+        }
+    }
+}
+
+impl Console {
+    /// A line of cutechess's stream.
+    fn result(&self, line: &str) {
+        if self.json {
+            self.info(line);
+        } else {
+            self.stdout(line);
+        }
+    }
+
+    /// A line on stdout. A closed stdout ends output quietly and stops the match: the
+    /// reader is gone, and nobody would see the rest of the run.
+    fn stdout(&self, line: &str) {
+        if self.stop.stdout_closed.load(Ordering::SeqCst) {
+            return;
+        }
+        let write = || {
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "{line}").and_then(|()| out.flush())
+        };
+        let written = match &self.bar {
+            Some(bar) => bar.suspend(write),
+            None => write(),
+        };
+        if written.is_err() {
+            self.stop.stdout_closed.store(true, Ordering::SeqCst);
+            self.stop.request(StopReason::StdoutClosed);
+        }
+    }
+
+    /// One of arbiter's own lines, on stderr; a closed stderr loses them and nothing else.
+    fn info(&self, line: &str) {
+        let write = || {
+            let _ = writeln!(std::io::stderr(), "{line}");
+        };
+        match &self.bar {
+            Some(bar) => bar.suspend(write),
+            None => write(),
+        }
+    }
+}
+
 async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result<ExitCode> {
     let (file_config, base) = match (&given, &args.config) {
         (Some(config), _) => (Some(config.clone()), PathBuf::from(".")),
@@ -88,11 +186,13 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
                 .map(|s| base.join(s).display().to_string())
         })
         .unwrap_or_else(|| "arbiter.db".to_owned());
-    let store = Arc::new(
-        Store::open(&Location::parse(&location))
-            .await
-            .with_context(|| format!("open the store {location}"))?,
-    );
+    // Resuming needs a store that exists: a mistyped path must not become an empty database.
+    let store = if args.resume.is_some() {
+        Store::open_existing(&Location::parse(&location)).await
+    } else {
+        Store::open(&Location::parse(&location)).await
+    };
+    let store = Arc::new(store.with_context(|| format!("open the store {location}"))?);
 
     // Find the run: by --resume, else by the configuration's name (rerunning resumes).
     let (config, run, seed) = match &args.resume {
@@ -114,7 +214,14 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
             let config = file_config.expect("a configuration");
             let name = config.run_name();
             match store.find_run_by_name(&name).await? {
-                Some(found) => (config, found.id, found.spec.seed),
+                Some(found) => {
+                    let stored = RunConfig::parse(
+                        &found.spec.config,
+                        &format!("run {} in {location}", found.id),
+                    )?;
+                    refuse_edited_configuration(&config, &stored, &name, &location)?;
+                    (config, found.id, found.spec.seed)
+                }
                 None => {
                     let seed = config.seed();
                     // Resolve first: a configuration that cannot run never creates a run.
@@ -142,59 +249,95 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
         }
     };
     let spec = Arc::new(config.resolve(&base, seed)?);
-    for warning in &spec.book.warnings {
-        eprintln!("warning: {warning}");
-    }
-    let done_before = store.committed_pair_indices(run).await?.len() as u64;
-    println!(
+    let before = store.totals(run).await?;
+
+    let (cancel_tx, cancel_rx) = watch::channel(false);
+    let stop = Arc::new(Stop {
+        cancel: cancel_tx,
+        reason: AtomicU8::new(StopReason::None as u8),
+        stdout_closed: AtomicBool::new(false),
+    });
+    let show_bar = !args.quiet && std::io::stderr().is_terminal();
+    let console = Arc::new(Console {
+        json: args.json,
+        bar: show_bar.then(|| progress_bar(spec.pairs, before.pairs)),
+        stop: stop.clone(),
+    });
+    console.info(&format!(
         "Run {run} ({}): {} vs {}, {} pairs, {} in the store",
         config.run_name(),
         spec.players[0].name,
         spec.players[1].name,
         spec.pairs,
-        done_before
-    );
+        before.pairs
+    ));
+    for warning in &spec.warnings {
+        console.info(&format!("warning: {warning}"));
+    }
 
-    let pgn_path = config.pgnout.as_ref().map(|p| base.join(p));
-    let jsonl_path = config.jsonl.as_ref().map(|p| base.join(p));
-    let (events_tx, events_rx) = mpsc::unbounded_channel();
-    let (cancel_tx, cancel_rx) = watch::channel(false);
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            let _ = cancel_tx.send(true);
+    // Every output is written once before the first game: a path that cannot be written fails
+    // now, not after hours of games, and each file starts as exactly what the store holds.
+    let exports: Vec<(Export, PathBuf)> = [
+        (Export::Pgn, &config.pgnout),
+        (Export::Epd, &config.epdout),
+        (Export::JsonLines, &config.jsonl),
+    ]
+    .into_iter()
+    .filter_map(|(export, path)| path.as_ref().map(|p| (export, base.join(p))))
+    .collect();
+    for (export, path) in &exports {
+        if !export.is_replaceable(&store, run, path).await {
+            let kept = set_aside(path)?;
+            console.info(&format!(
+                "warning: {} holds games that are not this run's; moved to {} (arbiter \
+                 rewrites its outputs from the store, where cutechess would append)",
+                path.display(),
+                kept.display()
+            ));
         }
-    });
-    let show_bar = !args.quiet && std::io::stderr().is_terminal();
+        export
+            .rebuild(&store, run, path, None)
+            .await
+            .with_context(|| format!("write {}", path.display()))?;
+    }
+    let jsonl = match exports.iter().find(|(e, _)| *e == Export::JsonLines) {
+        Some((_, path)) => Some(
+            std::fs::OpenOptions::new()
+                .append(true)
+                .open(path)
+                .with_context(|| format!("open {}", path.display()))?,
+        ),
+        None => None,
+    };
+
+    spawn_signal_handlers(stop.clone());
+    let (events_tx, events_rx) = mpsc::unbounded_channel();
     let reporter = tokio::spawn(report(
         spec.clone(),
+        console.clone(),
         events_rx,
-        jsonl_path.clone(),
-        show_bar,
-        done_before,
+        jsonl,
+        before,
     ));
     let summary = run_match(spec.clone(), store.clone(), run, events_tx, cancel_rx).await?;
-    let _ = reporter.await;
+    let last_block = reporter.await.unwrap_or(None);
 
-    if let Some(path) = &pgn_path {
-        let count = outputs::export_pgn(&store, run, path).await?;
-        println!(
-            "PGN: {} ({count} games, exported from the store)",
-            path.display()
-        );
-    }
-    if let Some(path) = config.epdout.as_ref().map(|p| base.join(p)) {
-        let count = outputs::export_epd(&store, run, &path).await?;
-        println!("EPD: {} ({count} final positions)", path.display());
-    }
     let sprt = spec.sprt.as_ref().zip(summary.sprt);
-    for line in outputs::score_lines(
-        &spec.players[0].name,
-        &spec.players[1].name,
-        &summary.totals,
-        sprt,
-    ) {
-        println!("{line}");
+    // The rating block for the final totals, unless the last pair already printed it.
+    if last_block != Some(summary.totals.pairs) {
+        for line in outputs::rating_lines(&summary.totals, summary.sprt) {
+            console.result(&line);
+        }
     }
+    console.result("Finished match");
+    if let Some(bar) = &console.bar {
+        bar.finish_and_clear();
+    }
+
+    let pgn_path = exports
+        .iter()
+        .find(|(e, _)| *e == Export::Pgn)
+        .map(|(_, p)| p.clone());
     let json = outputs::summary_json(
         run,
         summary.verdict.as_str(),
@@ -202,16 +345,26 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
         sprt,
         pgn_path.as_deref(),
     );
-    if let Some(path) = &jsonl_path {
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)?;
-        writeln!(file, "{json}")?;
-        println!("JSON: {}", path.display());
+    for (export, path) in &exports {
+        let trailer = (*export == Export::JsonLines).then(|| json.to_string());
+        let count = export
+            .rebuild(&store, run, path, trailer.as_deref())
+            .await?;
+        let what = match export {
+            Export::Pgn => format!(
+                "PGN: {} ({count} games, exported from the store)",
+                path.display()
+            ),
+            Export::Epd => format!("EPD: {} ({count} final positions)", path.display()),
+            Export::JsonLines => {
+                format!("JSON: {} ({count} games and the summary)", path.display())
+            }
+        };
+        console.info(&what);
     }
+    console.info(&outputs::pentanomial_line(&summary.totals));
     if args.json {
-        println!("{json}");
+        console.stdout(&json.to_string());
     }
     let code = match &summary.verdict {
         Verdict::Accepted(SprtState::H1) => 0,
@@ -220,48 +373,120 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
         Verdict::Complete if spec.sprt.is_some() => 3,
         Verdict::Complete => 0,
         Verdict::Interrupted => {
-            println!("Interrupted: resume with `arbiter match --resume {run} --store {location}`");
-            130
+            let reason = match stop.reason() {
+                StopReason::Terminate => "terminated",
+                StopReason::StdoutClosed => "stdout was closed",
+                _ => "interrupted",
+            };
+            console.info(&format!(
+                "Stopped ({reason}): resume with `arbiter match --resume {run} --store {location}`"
+            ));
+            match stop.reason() {
+                StopReason::None => StopReason::Interrupt as u8,
+                reason => reason as u8,
+            }
         }
         Verdict::Fault(reason) => {
-            println!("Stopped after an engine fault (recover is off): {reason}");
+            console.info(&format!(
+                "Stopped after an engine fault (recover is off): {reason}"
+            ));
             3
         }
     };
-    println!("Finished run {run}: {}", summary.verdict.as_str());
+    console.info(&format!("Finished run {run}: {}", summary.verdict.as_str()));
     Ok(ExitCode::from(code))
 }
 
-/// Consumes the match's events: terminal lines, progress bar, JSON lines.
+/// Refuses to continue a stored run with a configuration whose games would differ: its totals
+/// and SPRT would mix two experiments.
+fn refuse_edited_configuration(
+    config: &RunConfig,
+    stored: &RunConfig,
+    name: &str,
+    location: &str,
+) -> anyhow::Result<()> {
+    let differences = config.differences_from(stored);
+    if differences.is_empty() {
+        return Ok(());
+    }
+    bail!(
+        "run {name:?} in {location} was started with another configuration, and continuing it \
+         would mix two experiments in one result (stored -> now):\n  {}\nTo start a new run, \
+         give this configuration another `name` (or another store); to continue the stored run \
+         as it was started, restore those settings or use `arbiter match --resume {name} \
+         --store {location}`",
+        differences.join("\n  ")
+    )
+}
+
+/// Moves a file out of the way to the first free `FILE.old`, `FILE.old.1`, ... name.
+fn set_aside(path: &Path) -> anyhow::Result<PathBuf> {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".old");
+    let mut kept = PathBuf::from(&name);
+    let mut n = 1;
+    while kept.exists() {
+        let mut numbered = name.clone();
+        numbered.push(format!(".{n}"));
+        kept = PathBuf::from(numbered);
+        n += 1;
+    }
+    std::fs::rename(path, &kept)
+        .with_context(|| format!("move {} to {}", path.display(), kept.display()))?;
+    Ok(kept)
+}
+
+fn progress_bar(pairs: u64, done: u64) -> ProgressBar {
+    let bar = ProgressBar::new(pairs);
+    bar.set_position(done);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} pairs {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar
+}
+
+/// Ctrl-C and SIGTERM stop the match the same way: games in flight are abandoned uncounted,
+/// the exports are rebuilt, and the run stays resumable.
+fn spawn_signal_handlers(stop: Arc<Stop>) {
+    let on_interrupt = stop.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            on_interrupt.request(StopReason::Interrupt);
+        }
+    });
+    #[cfg(unix)]
+    tokio::spawn(async move {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut terminate) = signal(SignalKind::terminate()) {
+            if terminate.recv().await.is_some() {
+                stop.request(StopReason::Terminate);
+            }
+        }
+    });
+}
+
+/// A game finished but not yet committed with its pair: its result counts in the `Score of`
+/// line (cutechess's is per game), its JSON waits for the pair's commit.
+struct Pending {
+    /// Half points of the first engine: 0, 1 or 2.
+    half_points: u8,
+    json: String,
+}
+
+/// Consumes the match's events: cutechess's lines, the progress bar, the JSON lines of each
+/// committed pair. Returns the number of pairs behind the last rating block it printed.
 async fn report(
     spec: Arc<MatchSpec>,
+    console: Arc<Console>,
     mut events: mpsc::UnboundedReceiver<Event>,
-    jsonl: Option<PathBuf>,
-    show_bar: bool,
-    done_before: u64,
-) {
-    let total_games = 2 * spec.pairs;
-    let bar = show_bar.then(|| {
-        let bar = ProgressBar::new(spec.pairs);
-        bar.set_position(done_before);
-        bar.set_style(
-            ProgressStyle::with_template("{bar:30} {pos}/{len} pairs {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar
-    });
-    let mut jsonl = jsonl.and_then(|path| {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .ok()
-    });
+    mut jsonl: Option<File>,
+    mut committed: Totals,
+) -> Option<u64> {
+    let total_games = spec.pairs.saturating_mul(2);
     let (first, second) = (spec.players[0].name.as_str(), spec.players[1].name.as_str());
-    let print = |line: String| match &bar {
-        Some(bar) => bar.println(line),
-        None => println!("{line}"),
-    };
+    let mut pending: HashMap<u64, [Option<Pending>; 2]> = HashMap::new();
+    let mut last_block = None;
     while let Some(event) = events.recv().await {
         match event {
             Event::GameStarted {
@@ -269,39 +494,64 @@ async fn report(
                 white,
                 black,
                 ..
-            } => print(outputs::started_line(number, total_games, &white, &black)),
+            } => console.result(&outputs::started_line(number, total_games, &white, &black)),
             Event::GameFinished {
                 number,
+                pair,
                 record,
                 json,
                 ..
             } => {
-                print(outputs::finished_line(number, &record));
-                if let Some(file) = jsonl.as_mut() {
-                    let _ = writeln!(file, "{json}");
+                console.result(&outputs::finished_line(number, &record));
+                let first_color = if record.white == first {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                let half_points = match record.outcome.winner {
+                    None => 1,
+                    Some(winner) if winner == first_color => 2,
+                    Some(_) => 0,
+                };
+                let index = ((number - 1) % 2) as usize;
+                pending.entry(pair).or_default()[index] = Some(Pending { half_points, json });
+                let (mut wins, mut losses, mut draws) =
+                    (committed.wins, committed.losses, committed.draws);
+                for game in pending.values().flatten().flatten() {
+                    match game.half_points {
+                        2 => wins += 1,
+                        0 => losses += 1,
+                        _ => draws += 1,
+                    }
                 }
+                console.result(&outputs::score_line(first, second, wins, losses, draws));
             }
-            Event::PairCommitted { totals, sprt, .. } => {
-                let sprt = spec.sprt.as_ref().zip(sprt);
-                let lines = outputs::score_lines(first, second, &totals, sprt);
-                if let Some(bar) = &bar {
+            Event::PairCommitted {
+                pair,
+                totals,
+                sprt,
+                already_present,
+            } => {
+                committed = totals;
+                let games = pending.remove(&pair).unwrap_or_default();
+                // A pair found already present was in the store, and so in the file, before.
+                if let (Some(file), false) = (jsonl.as_mut(), already_present) {
+                    for game in games.iter().flatten() {
+                        let _ = writeln!(file, "{}", game.json);
+                    }
+                }
+                let lines = outputs::rating_lines(&totals, sprt);
+                if let Some(bar) = &console.bar {
                     bar.set_position(totals.pairs);
-                    bar.set_message(
-                        lines.get(1).cloned().unwrap_or_default()
-                            + " "
-                            + &sprt
-                                .map(|(s, st)| outputs::sprt_line(s, &st))
-                                .unwrap_or_default(),
-                    );
+                    bar.set_message(lines.join("  "));
                 }
-                for line in lines {
-                    print(line);
+                for line in &lines {
+                    console.result(line);
                 }
+                last_block = Some(totals.pairs);
             }
-            Event::Warning(text) => print(format!("Warning: {text}")),
+            Event::Warning(text) => console.info(&format!("warning: {text}")),
         }
     }
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
+    last_block
 }

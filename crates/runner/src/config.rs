@@ -202,23 +202,62 @@ impl RunConfig {
         toml::to_string(self).unwrap_or_default()
     }
 
-    /// The run's name: as given, or derived from the configuration so the same command finds
-    /// the same run again.
+    /// The run's name: as given, or derived from what defines its games (see
+    /// [`RunConfig::defining`]), so the same command finds the same run again, and so does one
+    /// that only changes where the output goes or how many games run at once.
     pub fn run_name(&self) -> String {
         self.name.clone().unwrap_or_else(|| {
             let names: Vec<&str> = self.engines.iter().map(|e| e.name.as_str()).collect();
             format!(
                 "{}-{:016x}",
                 names.join("-vs-"),
-                fnv1a(self.canonical().as_bytes())
+                fnv1a(self.defining().canonical().as_bytes())
             )
         })
     }
 
-    /// The seed: as given, or derived from the configuration (so a rerun plays the same pairs).
+    /// The seed: as given, or derived from what defines the games (so a rerun plays the same
+    /// pairs).
     pub fn seed(&self) -> u64 {
         self.seed
-            .unwrap_or_else(|| fnv1a(self.canonical().as_bytes()))
+            .unwrap_or_else(|| fnv1a(self.defining().canonical().as_bytes()))
+    }
+
+    /// The part of the configuration that decides which games are played and how: engines,
+    /// their options and parameters, limits, book, adjudication, rules, seed and the number of
+    /// pairs. Output paths, the store, concurrency, `recover` and the PGN's event and site are
+    /// cleared: changing them between a run and its resumption mixes nothing.
+    pub fn defining(&self) -> RunConfig {
+        RunConfig {
+            name: None,
+            store: None,
+            pgnout: None,
+            jsonl: None,
+            epdout: None,
+            concurrency: None,
+            recover: None,
+            event: None,
+            site: None,
+            ..self.clone()
+        }
+    }
+
+    /// What differs between the games `self` defines and those of `stored` (the configuration
+    /// a run was started with), one `field: old -> new` line each; empty when a run started
+    /// with `stored` may be continued with `self`.
+    pub fn differences_from(&self, stored: &RunConfig) -> Vec<String> {
+        let as_value = |config: &RunConfig| {
+            toml::Value::try_from(config.defining())
+                .unwrap_or_else(|_| toml::Value::Table(Default::default()))
+        };
+        let mut lines = Vec::new();
+        diff_values(
+            "",
+            Some(&as_value(stored)),
+            Some(&as_value(self)),
+            &mut lines,
+        );
+        lines
     }
 
     /// Resolves names, files and defaults into a runnable match. Relative paths are taken
@@ -247,7 +286,36 @@ impl RunConfig {
                 "the two engines need two different, non-empty names",
             ));
         }
-        let players = [self.player(0, base)?, self.player(1, base)?];
+        for name in &names {
+            // A name is printed inside cutechess's result lines and PGN tags: a line break or
+            // other control character would split or corrupt them.
+            if name.chars().any(char::is_control) || name.len() > MAX_NAME_LEN {
+                return Err(invalid(
+                    "engine.name",
+                    format!(
+                        "{name:?}: a name is printed in result lines and PGN tags, so it must be \
+                         at most {MAX_NAME_LEN} bytes without line breaks or control characters"
+                    ),
+                ));
+            }
+        }
+        let pairs = self.pairs()?;
+        let concurrency = match self.concurrency {
+            None => 1,
+            Some(n) if (1..=MAX_CONCURRENCY).contains(&n) => n,
+            Some(n) => {
+                return Err(invalid(
+                    "concurrency",
+                    format!("{n}: expected 1 to {MAX_CONCURRENCY} games at once"),
+                ))
+            }
+        };
+        let mut warnings = Vec::new();
+        let players = [
+            self.player(0, base, &mut warnings)?,
+            self.player(1, base, &mut warnings)?,
+        ];
+        check_memory(&players, concurrency, pairs)?;
         let time_controls = [self.time_control(0)?, self.time_control(1)?];
         let margin_ms = self
             .engines
@@ -257,7 +325,11 @@ impl RunConfig {
             .max();
         let mut book_spec = self.openings.clone();
         book_spec.file = book_spec.file.map(|f| absolute(base, &f));
-        let book = Book::load(&book_spec).map_err(|e| invalid("openings", e.to_string()))?;
+        let rules = self.rule_set()?;
+        let mut book = Book::load(&book_spec).map_err(|e| invalid("openings", e.to_string()))?;
+        book.drop_finished(rules, book_spec.skip_invalid)
+            .map_err(|e| invalid("openings", e.to_string()))?;
+        warnings.append(&mut book.warnings);
         let sprt = match &self.sprt {
             None => None,
             Some(s) => {
@@ -271,30 +343,80 @@ impl RunConfig {
                 )
             }
         };
-        let pairs = self
-            .rounds
-            .unwrap_or(if sprt.is_some() { 100_000 } else { 100 });
-        if pairs == 0 {
-            return Err(invalid("rounds", "must be at least 1"));
-        }
         Ok(MatchSpec {
             players,
             time_controls,
             time_margin: Duration::from_millis(margin_ms.unwrap_or(50)),
             book,
             pairs,
-            concurrency: self.concurrency.unwrap_or(1).max(1),
-            adjudication: Adjudication {
-                draw: self.adjudication.draw,
-                resign: self.adjudication.resign,
-                maxmoves: self.adjudication.maxmoves,
-            },
-            rules: self.rule_set()?,
+            concurrency,
+            adjudication: self.adjudication()?,
+            rules,
             sprt,
             recover: self.recover.unwrap_or(true),
             seed,
             event: self.event.clone().unwrap_or_else(|| "arbiter match".into()),
             site: self.site.clone().unwrap_or_else(|| "?".into()),
+            warnings,
+        })
+    }
+
+    /// Pairs in the schedule: `rounds`, or a default that an SPRT will cut short.
+    fn pairs(&self) -> Result<u64, ConfigError> {
+        match self.rounds {
+            None if self.sprt.is_some() => Ok(100_000),
+            None => Ok(100),
+            Some(0) => Err(invalid("rounds", "must be at least 1")),
+            Some(n) if n > MAX_PAIRS => Err(invalid(
+                "rounds",
+                format!("{n}: at most {MAX_PAIRS} pairs in one run"),
+            )),
+            Some(n) => Ok(n),
+        }
+    }
+
+    /// The score rules, checked so that no setting ends games by itself: a streak of zero
+    /// moves, or a resign threshold at or below zero, would adjudicate every game after its
+    /// first scored move.
+    fn adjudication(&self) -> Result<Adjudication, ConfigError> {
+        let a = &self.adjudication;
+        if let Some(draw) = a.draw {
+            if draw.movecount == 0 {
+                return Err(invalid(
+                    "adjudication.draw.movecount (-draw movecount)",
+                    "must be at least 1: the moves both engines' scores must stay near zero",
+                ));
+            }
+            if draw.score < 0 {
+                return Err(invalid(
+                    "adjudication.draw.score (-draw score)",
+                    format!("{}: expected centipawns, 0 or more", draw.score),
+                ));
+            }
+        }
+        if let Some(resign) = a.resign {
+            if resign.movecount == 0 {
+                return Err(invalid(
+                    "adjudication.resign.movecount (-resign movecount)",
+                    "must be at least 1: the moves an engine's score must stay that low",
+                ));
+            }
+            if resign.score <= 0 {
+                return Err(invalid(
+                    "adjudication.resign.score (-resign score)",
+                    format!(
+                        "{}: expected a positive number of centipawns (an engine resigns when \
+                         its score is that far below zero)",
+                        resign.score
+                    ),
+                ));
+            }
+        }
+        Ok(Adjudication {
+            draw: a.draw,
+            resign: a.resign,
+            // 0 is cutechess's "no limit".
+            maxmoves: a.maxmoves.filter(|&m| m > 0),
         })
     }
 
@@ -324,11 +446,19 @@ impl RunConfig {
             }
             None => None,
         };
+        let positive = |name: &str, value: Option<u64>| match value {
+            Some(0) => Err(invalid(
+                field(name),
+                "must be at least 1 (leave it out for no limit)",
+            )),
+            _ => Ok(value),
+        };
         let tc = TimeControl {
             clock,
             movetime,
-            nodes: self.setting(index, |s| s.nodes),
-            depth: self.setting(index, |s| s.depth),
+            nodes: positive("nodes", self.setting(index, |s| s.nodes))?,
+            depth: positive("depth", self.setting(index, |s| s.depth).map(u64::from))?
+                .map(|d| d as u32),
         };
         if !tc.is_bounded() {
             return Err(invalid(
@@ -339,7 +469,12 @@ impl RunConfig {
         Ok(tc)
     }
 
-    fn player(&self, index: usize, base: &Path) -> Result<PlayerSpec, ConfigError> {
+    fn player(
+        &self,
+        index: usize,
+        base: &Path,
+        warnings: &mut Vec<String>,
+    ) -> Result<PlayerSpec, ConfigError> {
         let engine = &self.engines[index];
         let field = |f: &str| format!("engine[{}].{f}", engine.name);
         let mut options: Vec<(String, String)> = self.each.options.clone().into_iter().collect();
@@ -381,12 +516,37 @@ impl RunConfig {
                         .map_err(|e| invalid(field("params_file"), e.to_string()))?,
                     None => staunton::Params::default(),
                 };
+                let mut hash_option = None;
+                for (name, value) in &options {
+                    let option = format!("options.{name}");
+                    match builtin_option(name, value, &mut params)
+                        .map_err(|reason| invalid(field(&option), reason))?
+                    {
+                        BuiltinOption::Hash(mb) => hash_option = Some(mb),
+                        BuiltinOption::Applied => {}
+                        BuiltinOption::Unknown => warnings.push(format!(
+                            "engine {}: option {name:?} is not one staunton declares; ignored \
+                             (its options: Hash, Threads, Move Overhead and the parameters \
+                             that `staunton params` lists)",
+                            engine.name
+                        )),
+                    }
+                }
                 for (name, value) in &engine.params {
                     params
                         .set(name, *value)
                         .map_err(|e| invalid(field(&format!("params.{name}")), e.to_string()))?;
                 }
-                let hash_mb = self.setting(index, |s| s.hash).unwrap_or(1);
+                let hash_mb = self.setting(index, |s| s.hash).or(hash_option).unwrap_or(1);
+                if hash_mb > MAX_BUILTIN_HASH_MB {
+                    return Err(invalid(
+                        field("hash"),
+                        format!(
+                            "{hash_mb} MB: staunton's hash is at most {MAX_BUILTIN_HASH_MB} MB \
+                             (0 gives 64 KiB)"
+                        ),
+                    ));
+                }
                 PlayerKind::Builtin(Box::new(BuiltinSpec { params, hash_mb }))
             }
             (None, Some(other)) => {
@@ -438,6 +598,151 @@ impl RunConfig {
                 }
             },
         })
+    }
+}
+
+/// Most games in flight at once. Each holds two engines (for UCI engines two processes, each
+/// with its pipes and a reader thread; in process two hash tables): past a few thousand a
+/// machine runs out of threads, descriptors or memory long before it runs out of cores.
+pub const MAX_CONCURRENCY: usize = 4096;
+
+/// Most pairs in one run: far beyond any real run, and small enough that every game number
+/// (`2 * pair + 2`) fits the store's 64-bit signed integers.
+pub const MAX_PAIRS: u64 = 1 << 40;
+
+/// The in-process staunton's largest hash, the maximum its UCI `Hash` option declares.
+pub const MAX_BUILTIN_HASH_MB: usize = 32_768;
+
+/// Longest engine name, in bytes: names go into every result line and PGN tag.
+pub const MAX_NAME_LEN: usize = 256;
+
+/// What an in-process staunton made of one `options` entry.
+enum BuiltinOption {
+    Hash(usize),
+    Applied,
+    Unknown,
+}
+
+/// Applies a UCI option to the in-process staunton as its UCI loop would: `Hash` in MB,
+/// `Threads` (one only), `Move Overhead`, and every parameter by name. A value it cannot take is
+/// an error, as a GUI's `setoption` would be refused; an option it does not declare is reported
+/// by the caller, like an undeclared option of a UCI engine.
+fn builtin_option(
+    name: &str,
+    value: &str,
+    params: &mut staunton::Params,
+) -> Result<BuiltinOption, String> {
+    let number = |expected: &str| {
+        value
+            .trim()
+            .parse::<i64>()
+            .map_err(|_| format!("{value:?}: expected {expected}"))
+    };
+    if name.eq_ignore_ascii_case("Hash") {
+        let mb = number("a whole number of megabytes")?;
+        return usize::try_from(mb)
+            .map(BuiltinOption::Hash)
+            .map_err(|_| format!("{value:?}: expected a whole number of megabytes"));
+    }
+    if name.eq_ignore_ascii_case("Threads") {
+        return match number("1")? {
+            1 => Ok(BuiltinOption::Applied),
+            n => Err(format!("{n}: staunton in process searches with 1 thread")),
+        };
+    }
+    if name.eq_ignore_ascii_case("Move Overhead") {
+        // In process there is no pipe to cover: the value is checked and has nothing to do.
+        return number("milliseconds, 0 or more").and_then(|ms| {
+            (ms >= 0)
+                .then_some(BuiltinOption::Applied)
+                .ok_or_else(|| format!("{ms}: expected milliseconds, 0 or more"))
+        });
+    }
+    match staunton::params::spec(name) {
+        Some((_, spec)) => {
+            let n = number("a whole number")?;
+            params.set(spec.name, n).map_err(|e| e.to_string())?;
+            Ok(BuiltinOption::Applied)
+        }
+        None => Ok(BuiltinOption::Unknown),
+    }
+}
+
+/// Refuses a run whose in-process hash tables cannot fit in this machine's memory: each engine
+/// keeps one table per game in flight, and a failed allocation aborts the process.
+fn check_memory(
+    players: &[PlayerSpec; 2],
+    concurrency: usize,
+    pairs: u64,
+) -> Result<(), ConfigError> {
+    let in_flight = (concurrency as u64).min(pairs.saturating_mul(2));
+    let tables_mb: u64 = players
+        .iter()
+        .filter_map(|p| match &p.kind {
+            PlayerKind::Builtin(b) => Some((b.hash_mb as u64).max(1)),
+            PlayerKind::Uci(_) => None,
+        })
+        .map(|mb| mb.saturating_mul(in_flight))
+        .sum();
+    match physical_memory_mb() {
+        Some(memory) if tables_mb > memory => Err(invalid(
+            "hash",
+            format!(
+                "{tables_mb} MB of in-process hash tables ({in_flight} games at once, one table \
+                 per engine each) cannot fit in this machine's {memory} MB of memory: lower \
+                 hash or concurrency"
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The machine's memory in MB (Linux `MemTotal`); `None` where /proc is not available.
+fn physical_memory_mb() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024)
+}
+
+/// One `path: old -> new` line per leaf that differs between two TOML values. Engines (array
+/// entries with a `name`) are named by it: `engine[base].params.knight_mg: 250 -> 300`.
+fn diff_values(
+    path: &str,
+    old: Option<&toml::Value>,
+    new: Option<&toml::Value>,
+    out: &mut Vec<String>,
+) {
+    use toml::Value;
+    let join = |key: &str| {
+        if path.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{path}.{key}")
+        }
+    };
+    match (old, new) {
+        (Some(Value::Table(a)), Some(Value::Table(b))) => {
+            let keys: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+            for key in keys {
+                diff_values(&join(key), a.get(key), b.get(key), out);
+            }
+        }
+        (Some(Value::Array(a)), Some(Value::Array(b))) if a.len() == b.len() => {
+            for (index, (x, y)) in a.iter().zip(b).enumerate() {
+                let label = match (x.get("name"), y.get("name")) {
+                    (Some(Value::String(n)), Some(Value::String(m))) if n == m => n.clone(),
+                    _ => index.to_string(),
+                };
+                diff_values(&format!("{path}[{label}]"), Some(x), Some(y), out);
+            }
+        }
+        (a, b) if a == b => {}
+        (a, b) => {
+            let show =
+                |v: Option<&Value>| v.map_or_else(|| "(not set)".to_owned(), Value::to_string);
+            out.push(format!("{path}: {} -> {}", show(a), show(b)));
+        }
     }
 }
 
@@ -525,5 +830,180 @@ mod tests {
             "{MINIMAL}\n[openings]\nfile = \"/nonexistent.epd\""
         ))
         .contains("/nonexistent.epd"));
+    }
+    /// Issue 9, items 3 and 7: both front ends resolve through here, so a value the flags
+    /// refuse is refused in TOML too, and sizes that cannot be allocated are refused up front.
+    #[test]
+    fn values_that_change_results_or_cannot_be_allocated_are_refused() {
+        let resolve = |text: &str| {
+            let config = RunConfig::parse(text, "t").unwrap();
+            config
+                .resolve(Path::new("."), 1)
+                .map(|_| ())
+                .unwrap_err()
+                .to_string()
+        };
+        let with = |extra: &str| format!("{extra}\n{MINIMAL}");
+        let section = |extra: &str| format!("{MINIMAL}\n{extra}");
+        for (text, expected) in [
+            (
+                section("[adjudication]\nresign = { movecount = 1, score = -100 }"),
+                "resign.score",
+            ),
+            (
+                section("[adjudication]\nresign = { movecount = 0, score = 0 }"),
+                "resign.movecount",
+            ),
+            (
+                section("[adjudication]\ndraw = { movenumber = 1, movecount = 0, score = 0 }"),
+                "draw.movecount",
+            ),
+            (with("concurrency = 0"), "concurrency"),
+            (with("concurrency = 100000000"), "4096"),
+            (MINIMAL.replace("nodes = 1000", "nodes = 0"), "nodes"),
+            (MINIMAL.replace("nodes = 1000", "depth = 0"), "depth"),
+            (
+                MINIMAL.replace("rounds = 10", "rounds = 9999999999999999"),
+                "rounds",
+            ),
+            (
+                MINIMAL.replace("nodes = 1000", "nodes = 1000\nhash = 1000000000"),
+                "hash",
+            ),
+            (
+                MINIMAL
+                    .replace("nodes = 1000", "nodes = 1000\nhash = 32768")
+                    .replace("rounds = 10", "rounds = 10\nconcurrency = 4096"),
+                "cannot fit",
+            ),
+            (
+                MINIMAL.replace("name = \"a\"", "name = \"a\\nFinished game 1\""),
+                "line breaks",
+            ),
+        ] {
+            let err = resolve(&text);
+            assert!(err.contains(expected), "{expected}: {err}\n{text}");
+        }
+        // What is allowed stays allowed: maxmoves 0 is cutechess's "no limit".
+        let config = RunConfig::parse(&section("[adjudication]\nmaxmoves = 0"), "t").unwrap();
+        let spec = config.resolve(Path::new("."), 1).unwrap();
+        assert_eq!(spec.adjudication.maxmoves, None);
+    }
+
+    /// Issue 9, item 4: a misspelt key in `[openings]` is an error naming it, as in every other
+    /// section; a book file and odds together are refused instead of odds winning silently.
+    #[test]
+    fn openings_keys_are_checked() {
+        let err = RunConfig::parse(&format!("{MINIMAL}\n[openings]\nfil = \"x.epd\""), "t.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("t.toml") && err.contains("fil"), "{err}");
+        let config = RunConfig::parse(
+            &format!("{MINIMAL}\n[openings]\nfile = \"x.epd\"\nodds = \"knight\""),
+            "t",
+        )
+        .unwrap();
+        let err = config.resolve(Path::new("."), 1).unwrap_err().to_string();
+        assert!(err.contains("not both"), "{err}");
+    }
+
+    /// A book entry whose game is already over would give games in which no engine moves.
+    #[test]
+    fn finished_book_positions_are_refused_or_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let book = dir.path().join("book.epd");
+        std::fs::write(
+            &book,
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -\n\
+             rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq -\n\
+             7k/5Q2/6K1/8/8/8/8/8 b - -\n",
+        )
+        .unwrap();
+        let text = format!(
+            "{MINIMAL}\n[openings]\nfile = {:?}",
+            book.display().to_string()
+        );
+        let err = RunConfig::parse(&text, "t")
+            .unwrap()
+            .resolve(Path::new("."), 1)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("book.epd:2") && err.contains("checkmate"),
+            "{err}"
+        );
+        let config = RunConfig::parse(&format!("{text}\nskip_invalid = true"), "t").unwrap();
+        let spec = config.resolve(Path::new("."), 1).unwrap();
+        assert_eq!(spec.book.len(), 1);
+        assert_eq!(spec.warnings.len(), 2, "{:?}", spec.warnings);
+        assert!(spec.warnings[1].contains("book.epd:3") && spec.warnings[1].contains("stalemate"));
+    }
+
+    /// `options` reach the in-process engine as its UCI loop would take them: a value it cannot
+    /// take is an error, a parameter is set, an option it does not declare is a warning.
+    #[test]
+    fn in_process_options_are_applied_or_reported() {
+        let resolve = |options: &str| {
+            let text = MINIMAL.replace(
+                "builtin = \"staunton\"",
+                &format!("builtin = \"staunton\"\noptions = {{ {options} }}"),
+            );
+            RunConfig::parse(&text, "t")
+                .unwrap()
+                .resolve(Path::new("."), 1)
+        };
+        let err = resolve("Hash = \"abc\"").unwrap_err().to_string();
+        assert!(err.contains("options.Hash") && err.contains("abc"), "{err}");
+        let err = resolve("Threads = \"4\"").unwrap_err().to_string();
+        assert!(err.contains("1 thread"), "{err}");
+        let err = resolve("knight_mg = \"99999\"").unwrap_err().to_string();
+        assert!(err.contains("knight_mg"), "{err}");
+        let spec = resolve("Hash = \"4\", knight_mg = \"300\", SyzygyPath = \"/tb\"").unwrap();
+        let PlayerKind::Builtin(builtin) = &spec.players[0].kind else {
+            panic!("in process")
+        };
+        assert_eq!(builtin.hash_mb, 4);
+        assert_eq!(builtin.params.get("knight_mg"), Some(300));
+        assert_eq!(spec.warnings.len(), 1, "{:?}", spec.warnings);
+        assert!(spec.warnings[0].contains("SyzygyPath"));
+    }
+
+    /// Issue 9, item 2: what defines the games is compared, output and pace are not.
+    #[test]
+    fn differences_name_what_defines_the_games() {
+        let stored = RunConfig::parse(
+            &MINIMAL.replace(
+                "builtin = \"staunton\"",
+                "builtin = \"staunton\"\nparams = { knight_mg = 250 }",
+            ),
+            "t",
+        )
+        .unwrap();
+        let mut same_games = stored.clone();
+        same_games.concurrency = Some(8);
+        same_games.pgnout = Some("elsewhere.pgn".into());
+        same_games.store = Some("other.db".into());
+        assert!(same_games.differences_from(&stored).is_empty());
+        assert_eq!(same_games.run_name(), stored.run_name());
+        assert_eq!(same_games.seed(), stored.seed());
+
+        let mut edited = stored.clone();
+        edited.each.nodes = Some(5000);
+        edited.engines[0].params.insert("knight_mg".into(), 300);
+        edited.engines[1]
+            .settings
+            .options
+            .insert("Hash".into(), "64".into());
+        let lines = edited.differences_from(&stored);
+        assert_eq!(
+            lines,
+            [
+                "each.nodes: 1000 -> 5000",
+                "engine[a].params.knight_mg: 250 -> 300",
+                "engine[b].options.Hash: (not set) -> \"64\"",
+            ],
+            "{lines:?}"
+        );
+        assert_ne!(edited.run_name(), stored.run_name());
     }
 }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use arbiter_rules::epd::Epd;
 use arbiter_rules::pgn::PgnReader;
-use arbiter_rules::{Move, Odds, Position};
+use arbiter_rules::{Game, Move, Odds, Position, RuleSet};
 
 /// A start for a game pair: a position and the book moves both engines are shown before they
 /// play.
@@ -58,7 +58,10 @@ pub enum BookOrder {
 }
 
 /// What the user asked for: cutechess's `-openings file=... format=... order=... plies=... start=...`.
+/// Unknown keys are refused like everywhere else in a configuration: a misspelt `fil = "x.epd"`
+/// would otherwise play every game from the standard position without a word.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct BookSpec {
     #[serde(default)]
     pub file: Option<PathBuf>,
@@ -95,6 +98,10 @@ pub enum BookError {
     Empty { path: String },
     #[error("unknown odds {0:?}; expected one of pawn-and-move, pawn-and-two-moves, knight, rook, queen")]
     Odds(String),
+    #[error("openings: give a book file or odds, not both (odds start every game from one handicap position)")]
+    FileAndOdds,
+    #[error("opening {origin}: {reason} before an engine moves; remove it from the book (or set skip_invalid = true to skip such entries)")]
+    Finished { origin: String, reason: String },
     #[error("opening book {path}: start={start} but the book has only {count} openings")]
     Start {
         path: String,
@@ -119,7 +126,8 @@ impl Book {
     pub fn load(spec: &BookSpec) -> Result<Book, BookError> {
         let mut warnings = Vec::new();
         let openings = match (&spec.file, &spec.odds) {
-            (_, Some(odds)) => {
+            (Some(_), Some(_)) => return Err(BookError::FileAndOdds),
+            (None, Some(odds)) => {
                 let odds = Odds::from_name(odds).ok_or_else(|| BookError::Odds(odds.clone()))?;
                 vec![Opening {
                     start: odds.position(),
@@ -166,6 +174,42 @@ impl Book {
 
     pub fn len(&self) -> usize {
         self.openings.len()
+    }
+
+    /// Removes the openings whose game is already over under `rules` once the book moves are
+    /// played (mate, stalemate, a dead position, a fifty-move clock already run out): they
+    /// would give games in which no engine moves. An error names the first such entry, unless
+    /// `skip` (the book's `skip_invalid`) turns each into a warning.
+    pub fn drop_finished(&mut self, rules: RuleSet, skip: bool) -> Result<(), BookError> {
+        let mut kept = Vec::with_capacity(self.openings.len());
+        for opening in std::mem::take(&mut self.openings) {
+            let mut game = Game::new(opening.start, rules);
+            for &mv in &opening.moves {
+                game.play_unchecked(mv);
+            }
+            match game.outcome() {
+                None => kept.push(opening),
+                Some(outcome) => {
+                    let reason = format!("the game is already over ({})", outcome.termination);
+                    if !skip {
+                        return Err(BookError::Finished {
+                            origin: opening.source,
+                            reason,
+                        });
+                    }
+                    self.warnings
+                        .push(format!("opening {}: {reason} (skipped)", opening.source));
+                }
+            }
+        }
+        if kept.is_empty() {
+            return Err(BookError::Empty {
+                path: "(every opening is a finished game)".into(),
+            });
+        }
+        self.openings = kept;
+        self.offset = self.offset.min(self.openings.len() - 1);
+        Ok(())
     }
 
     pub fn is_empty(&self) -> bool {

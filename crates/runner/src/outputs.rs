@@ -28,72 +28,76 @@ pub fn finished_line(number: u64, record: &GameRecord) -> String {
     )
 }
 
-/// The lines cutechess prints after results change: score, Elo, and the SPRT state.
-pub fn score_lines(
-    first: &str,
-    second: &str,
-    totals: &Totals,
-    sprt: Option<(&Sprt, SprtStatus)>,
-) -> Vec<String> {
-    let games = totals.wins + totals.draws + totals.losses;
-    if games == 0 {
-        return Vec::new();
-    }
-    let points = totals.wins as f64 + totals.draws as f64 / 2.0;
-    let mut lines = vec![format!(
-        "Score of {first} vs {second}: {} - {} - {}  [{:.3}] {games}",
-        totals.wins,
-        totals.losses,
-        totals.draws,
+/// `Score of dev vs base: 12 - 8 - 20  [0.550] 40`: cutechess's line after every game, from
+/// the first engine's side (wins - losses - draws, points ratio, games).
+pub fn score_line(first: &str, second: &str, wins: u64, losses: u64, draws: u64) -> String {
+    let games = wins + losses + draws;
+    let points = wins as f64 + draws as f64 / 2.0;
+    let ratio = if games == 0 {
+        0.0
+    } else {
         points / games as f64
-    )];
+    };
+    format!("Score of {first} vs {second}: {wins} - {losses} - {draws}  [{ratio:.3}] {games}")
+}
+
+/// cutechess's rating block: `Elo difference: X +/- Y, LOS: Z %, DrawRatio: R %` and, with an
+/// SPRT, its line. Elo comes from the pentanomial totals (the pairs are what was played).
+pub fn rating_lines(totals: &Totals, sprt: Option<SprtStatus>) -> Vec<String> {
+    let mut lines = Vec::new();
+    if totals.wins + totals.draws + totals.losses == 0 {
+        return lines;
+    }
     let penta = Sample::from(Pentanomial::from_counts(totals.pentanomial));
     if let Ok(elo) = estimate::elo(&penta) {
-        let draw_ratio = estimate::draw_ratio(&Trinomial::from_wdl(
-            totals.wins,
-            totals.draws,
-            totals.losses,
-        ))
-        .unwrap_or(0.0);
-        let mut line = format!(
+        lines.push(format!(
             "Elo difference: {:.1} +/- {:.1}, LOS: {:.1} %, DrawRatio: {:.1} %",
             elo.elo,
             elo.half_width,
             elo.los * 100.0,
-            draw_ratio * 100.0
-        );
-        if let Ok(nelo) = estimate::normalized_elo(&penta) {
-            line.push_str(&format!(
-                ", nElo: {:.1} +/- {:.1}",
-                nelo.nelo, nelo.half_width
-            ));
-        }
-        lines.push(line);
+            game_draw_ratio(totals) * 100.0
+        ));
     }
-    let [ll, ld, dd, dw, ww] = totals.pentanomial;
-    lines.push(format!("Ptnml(0-2): [{ll}, {ld}, {dd}, {dw}, {ww}]"));
-    if let Some((sprt, status)) = sprt {
-        lines.push(sprt_line(sprt, &status));
+    if let Some(status) = sprt {
+        lines.push(sprt_line(&status));
     }
     lines
 }
 
-/// `SPRT: llr 1.23 (41.8%), lbound -2.94, ubound 2.94` and, once decided, ` - H1 was accepted`.
-pub fn sprt_line(sprt: &Sprt, status: &SprtStatus) -> String {
-    let percent = if status.llr >= 0.0 {
-        status.llr / status.upper_bound
-    } else {
-        status.llr / status.lower_bound.abs()
-    };
+fn game_draw_ratio(totals: &Totals) -> f64 {
+    estimate::draw_ratio(&Trinomial::from_wdl(
+        totals.wins,
+        totals.draws,
+        totals.losses,
+    ))
+    .unwrap_or(0.0)
+}
+
+/// arbiter's own summary of the totals, beyond cutechess's lines: the pentanomial counts and
+/// normalized Elo (`Ptnml(0-2): [3, 10, 20, 12, 5], nElo: 12.3 +/- 20.1`).
+pub fn pentanomial_line(totals: &Totals) -> String {
+    let [ll, ld, dd, dw, ww] = totals.pentanomial;
+    let mut line = format!("Ptnml(0-2): [{ll}, {ld}, {dd}, {dw}, {ww}]");
+    let penta = Sample::from(Pentanomial::from_counts(totals.pentanomial));
+    if let Ok(nelo) = estimate::normalized_elo(&penta) {
+        line.push_str(&format!(
+            ", nElo: {:.1} +/- {:.1}",
+            nelo.nelo, nelo.half_width
+        ));
+    }
+    line
+}
+
+/// `SPRT: llr 1.23 (41.8%), lbound -2.94, ubound 2.94` and, once decided, ` - H1 was accepted`:
+/// cutechess's line to the character (three significant digits, the percentage of the upper
+/// bound).
+pub fn sprt_line(status: &SprtStatus) -> String {
     let mut line = format!(
-        "SPRT: llr {:.3} ({:.1}%), lbound {:.2}, ubound {:.2} [{} {} {}]",
-        status.llr,
-        percent * 100.0,
-        status.lower_bound,
-        status.upper_bound,
-        sprt.elo0(),
-        sprt.elo1(),
-        sprt.model()
+        "SPRT: llr {} ({:.1}%), lbound {}, ubound {}",
+        significant3(status.llr),
+        status.llr / status.upper_bound * 100.0,
+        significant3(status.lower_bound),
+        significant3(status.upper_bound),
     );
     match status.state {
         SprtState::H1 => line.push_str(" - H1 was accepted"),
@@ -101,6 +105,39 @@ pub fn sprt_line(sprt: &Sprt, status: &SprtStatus) -> String {
         SprtState::Continue => {}
     }
     line
+}
+
+/// A number with three significant digits and no trailing zeros, as C's `%.3g` (and Qt's
+/// `'g', 3`, which cutechess uses) writes it: `2.94`, `-0.0452`, `123`, `1.23e+03`.
+pub fn significant3(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{}", if x == 0.0 { 0.0 } else { x });
+    }
+    let exponent = x.abs().log10().floor() as i32;
+    // Rounding may carry into the next power of ten (9.996 -> 10.0).
+    let rounded: f64 = format!("{x:.2e}").parse().unwrap_or(x);
+    let exponent = if rounded.abs() >= 10f64.powi(exponent + 1) {
+        exponent + 1
+    } else {
+        exponent
+    };
+    let trim = |text: String| {
+        if text.contains('.') {
+            text.trim_end_matches('0').trim_end_matches('.').to_owned()
+        } else {
+            text
+        }
+    };
+    if !(-4..3).contains(&exponent) {
+        let text = format!("{x:.2e}");
+        let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
+        let exp: i32 = exp.parse().unwrap_or(0);
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trim(mantissa.to_owned()), exp.abs())
+    } else {
+        let decimals = (2 - exponent).max(0) as usize;
+        trim(format!("{x:.decimals$}"))
+    }
 }
 
 /// The final summary as one JSON object.
@@ -159,63 +196,164 @@ pub fn peak_rss_mb() -> Option<f64> {
     Some(kib / 1024.0)
 }
 
+/// A file rebuilt from the store's games of one run, never appended to: after kills, resumes
+/// and reruns it holds exactly the committed games, in (pair, game) order, once each.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Export {
+    /// The games' PGN (`pgnout`).
+    Pgn,
+    /// The final position of every game as one EPD line with its number and result
+    /// (cutechess's `-epdout`), rebuilt from the stored PGN so it always agrees with the store.
+    Epd,
+    /// One JSON object per game (`jsonl`); the run's summary object is appended at the end.
+    JsonLines,
+}
+
+impl Export {
+    /// Writes one stored game as this export writes it.
+    pub fn write_game(self, out: &mut dyn Write, game: &GameRow) -> std::io::Result<()> {
+        match self {
+            Export::Pgn => out.write_all(game.pgn.as_bytes()),
+            Export::JsonLines => writeln!(out, "{}", game.json),
+            Export::Epd => {
+                let Some(Ok(pgn)) = PgnReader::new(game.pgn.as_bytes()).next() else {
+                    let reason = format!("game {} has unreadable PGN", game.game_number);
+                    return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, reason));
+                };
+                let mut end = pgn.start;
+                for &mv in &pgn.moves {
+                    end.play_unchecked(mv);
+                }
+                writeln!(
+                    out,
+                    "{} id \"game {}\"; c0 \"{} vs {}: {} {}\";",
+                    end.to_setup().epd_fields(),
+                    game.game_number,
+                    game.white,
+                    game.black,
+                    game.result,
+                    game.termination
+                )
+            }
+        }
+    }
+
+    /// Streams the run's games into a file beside `path`, then renames it into place, so the
+    /// export on disk is always complete: never half a store. `trailer` (the JSON summary)
+    /// goes after the games. Returns the number of games written.
+    pub async fn rebuild(
+        self,
+        store: &Store,
+        run: RunId,
+        path: &Path,
+        trailer: Option<&str>,
+    ) -> Result<u64, ExportError> {
+        let tmp = path.with_extension("export.tmp");
+        let io = |e: std::io::Error| ExportError::Io(tmp.display().to_string(), e.to_string());
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp).map_err(io)?);
+        let mut games = store.games(run);
+        let mut count = 0;
+        while let Some(game) = games.next().await {
+            self.write_game(&mut out, &game?.game).map_err(io)?;
+            count += 1;
+        }
+        if let Some(trailer) = trailer {
+            writeln!(out, "{trailer}").map_err(io)?;
+        }
+        out.flush().map_err(io)?;
+        drop(out);
+        std::fs::rename(&tmp, path)
+            .map_err(|e| ExportError::Io(path.display().to_string(), e.to_string()))?;
+        Ok(count)
+    }
+
+    /// Whether the file at `path` may be replaced without losing anything: it is missing or
+    /// empty, or it begins as this run's export begins (it was written by an earlier session
+    /// of the same run). Anything else is someone's file: another run's games, or a file
+    /// cutechess appended to.
+    pub async fn is_replaceable(self, store: &Store, run: RunId, path: &Path) -> bool {
+        let Ok(existing) = std::fs::read(path) else {
+            return true;
+        };
+        if existing.is_empty() {
+            return true;
+        }
+        let mut first = Vec::new();
+        match store.games(run).next().await {
+            Some(Ok(game)) if self.write_game(&mut first, &game.game).is_ok() => {
+                existing.starts_with(&first)
+            }
+            _ => false,
+        }
+    }
+}
+
 /// Writes every committed game of `run`, in (pair, game) order, to `path`.
 pub async fn export_pgn(store: &Store, run: RunId, path: &Path) -> Result<u64, ExportError> {
-    export(store, run, path, |out, game| {
-        out.write_all(game.pgn.as_bytes())
-    })
-    .await
+    Export::Pgn.rebuild(store, run, path, None).await
 }
 
-/// Writes the final position of every committed game of `run` as one EPD line, with the game's
-/// number and result: cutechess's `-epdout`, rebuilt from the stored PGN so it always agrees
-/// with the store.
+/// Writes the final position of every committed game of `run` as one EPD line (see
+/// [`Export::Epd`]).
 pub async fn export_epd(store: &Store, run: RunId, path: &Path) -> Result<u64, ExportError> {
-    export(store, run, path, |out, game| {
-        let Some(Ok(pgn)) = PgnReader::new(game.pgn.as_bytes()).next() else {
-            let reason = format!("game {} has unreadable PGN", game.game_number);
-            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, reason));
-        };
-        let mut end = pgn.start;
-        for &mv in &pgn.moves {
-            end.play_unchecked(mv);
-        }
-        writeln!(
-            out,
-            "{} id \"game {}\"; c0 \"{} vs {}: {} {}\";",
-            end.to_setup().epd_fields(),
-            game.game_number,
-            game.white,
-            game.black,
-            game.result,
-            game.termination
-        )
-    })
-    .await
+    Export::Epd.rebuild(store, run, path, None).await
 }
 
-/// Streams the run's games through `write` into a file beside `path`, then renames it into
-/// place, so the export on disk is always complete: never half a store.
-async fn export(
-    store: &Store,
-    run: RunId,
-    path: &Path,
-    mut write: impl FnMut(&mut dyn Write, &GameRow) -> std::io::Result<()>,
-) -> Result<u64, ExportError> {
-    let tmp = path.with_extension("export.tmp");
-    let io = |e: std::io::Error| ExportError::Io(tmp.display().to_string(), e.to_string());
-    let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp).map_err(io)?);
-    let mut games = store.games(run);
-    let mut count = 0;
-    while let Some(game) = games.next().await {
-        write(&mut out, &game?.game).map_err(io)?;
-        count += 1;
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn three_significant_digits_as_printf_g() {
+        for (x, text) in [
+            (2.944_438_979, "2.94"),
+            (-2.944_438_979, "-2.94"),
+            (0.078_12, "0.0781"),
+            (-0.000_452_1, "-0.000452"),
+            (0.000_045_21, "4.52e-05"),
+            (12.345, "12.3"),
+            (123.4, "123"),
+            (999.6, "1e+03"),
+            (9.996, "10"),
+            (1234.0, "1.23e+03"),
+            (1.0, "1"),
+            (0.0, "0"),
+            (2.5, "2.5"),
+        ] {
+            assert_eq!(significant3(x), text, "{x}");
+        }
     }
-    out.flush().map_err(io)?;
-    drop(out);
-    std::fs::rename(&tmp, path)
-        .map_err(|e| ExportError::Io(path.display().to_string(), e.to_string()))?;
-    Ok(count)
+
+    #[test]
+    fn sprt_line_is_cutechess_to_the_character() {
+        let status = SprtStatus {
+            llr: 1.234_56,
+            lower_bound: -2.944_438_979,
+            upper_bound: 2.944_438_979,
+            state: SprtState::Continue,
+        };
+        assert_eq!(
+            sprt_line(&status),
+            "SPRT: llr 1.23 (41.9%), lbound -2.94, ubound 2.94"
+        );
+        let h0 = SprtStatus {
+            llr: -2.95,
+            state: SprtState::H0,
+            ..status
+        };
+        assert_eq!(
+            sprt_line(&h0),
+            "SPRT: llr -2.95 (-100.2%), lbound -2.94, ubound 2.94 - H0 was accepted"
+        );
+    }
+
+    #[test]
+    fn score_line_as_cutechess() {
+        assert_eq!(
+            score_line("dev", "base", 12, 8, 20),
+            "Score of dev vs base: 12 - 8 - 20  [0.550] 40"
+        );
+    }
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -8,7 +8,7 @@
 //! one transaction, reads the totals back, and recomputes the LLR from them. Nothing is
 //! counted in memory, so a run killed at any instant resumes from exactly what the store holds.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -52,6 +52,9 @@ pub struct MatchSpec {
     /// PGN `Event` and `Site` tags.
     pub event: String,
     pub site: String,
+    /// What the configuration asked for that will not happen as written (skipped book entries,
+    /// options an in-process engine does not declare), for the user to see before the games.
+    pub warnings: Vec<String>,
 }
 
 impl MatchSpec {
@@ -198,17 +201,20 @@ pub async fn run_match(
         });
     }
 
-    let queue: VecDeque<(u64, usize)> = (0..spec.pairs)
-        .filter(|k| !committed.contains(k))
-        .flat_map(|k| [(k, 0), (k, 1)])
-        .collect();
-    let remaining_pairs = queue.len() / 2;
-    let queue = Arc::new(Mutex::new(queue));
+    let remaining_pairs = spec.pairs - committed.range(..spec.pairs).count() as u64;
+    let queue = Arc::new(Mutex::new(Schedule {
+        pairs: spec.pairs,
+        next_pair: 0,
+        second_game_of: None,
+        committed,
+    }));
     let pools: Arc<[Pool; 2]> = Arc::new([Mutex::new(Vec::new()), Mutex::new(Vec::new())]);
     let stop = Arc::new(AtomicBool::new(false));
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<Result<Finished, MatchError>>();
 
-    let workers: Vec<_> = (0..spec.concurrency.max(1))
+    // No more workers (and so no more engines) than there are games left to play.
+    let in_flight = (spec.concurrency.max(1) as u64).min(remaining_pairs.saturating_mul(2));
+    let workers: Vec<_> = (0..in_flight)
         .map(|_| {
             let (spec, queue, pools, stop, done, events) = (
                 spec.clone(),
@@ -316,6 +322,34 @@ pub async fn run_match(
     })
 }
 
+/// The games still to play, handed out in order as workers ask: both games of every pair the
+/// store does not hold. Nothing is planned ahead, so a run of a billion pairs costs no more
+/// memory than one of ten.
+struct Schedule {
+    pairs: u64,
+    next_pair: u64,
+    /// Pair whose second game (colours swapped) is still to be handed out.
+    second_game_of: Option<u64>,
+    committed: BTreeSet<u64>,
+}
+
+impl Schedule {
+    fn next_game(&mut self) -> Option<(u64, usize)> {
+        if let Some(pair) = self.second_game_of.take() {
+            return Some((pair, 1));
+        }
+        while self.next_pair < self.pairs {
+            let pair = self.next_pair;
+            self.next_pair += 1;
+            if !self.committed.contains(&pair) {
+                self.second_game_of = Some(pair);
+                return Some((pair, 0));
+            }
+        }
+        None
+    }
+}
+
 fn stop_workers(stop: &AtomicBool, workers: &[tokio::task::JoinHandle<()>]) {
     stop.store(true, Ordering::SeqCst);
     for worker in workers {
@@ -335,7 +369,7 @@ fn sprt_status(spec: &MatchSpec, totals: &Totals) -> Result<Option<SprtStatus>, 
 
 async fn worker(
     spec: Arc<MatchSpec>,
-    queue: Arc<Mutex<VecDeque<(u64, usize)>>>,
+    queue: Arc<Mutex<Schedule>>,
     pools: Arc<[Pool; 2]>,
     stop: Arc<AtomicBool>,
     done: mpsc::UnboundedSender<Result<Finished, MatchError>>,
@@ -345,7 +379,7 @@ async fn worker(
         if stop.load(Ordering::SeqCst) {
             return;
         }
-        let Some((pair, game_index)) = queue.lock().ok().and_then(|mut q| q.pop_front()) else {
+        let Some((pair, game_index)) = queue.lock().ok().and_then(|mut q| q.next_game()) else {
             return;
         };
         // Game 0: the first engine has White; game 1: colours swapped.

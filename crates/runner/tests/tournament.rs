@@ -56,6 +56,7 @@ fn spec(pairs: u64, concurrency: usize, nodes: u64) -> MatchSpec {
         seed: 7,
         event: "test".into(),
         site: "here".into(),
+        warnings: Vec::new(),
     }
 }
 
