@@ -153,7 +153,7 @@ pub async fn play_game(
         let tc = spec.time_controls[side];
         let limits = go_limits(spec, &clocks, mover);
         let deadline = match (tc.clock, tc.movetime) {
-            (Some(_), _) => Some(clocks[side].remaining() + spec.time_margin),
+            (Some(_), _) => Some(clocks[side].flag_after(spec.time_margin)),
             (None, Some(movetime)) => Some(movetime + spec.time_margin),
             (None, None) => None,
         };
@@ -241,7 +241,8 @@ pub async fn play_game(
     }
 }
 
-/// What `go` says: both clocks as the runner holds them, each side's own increment, and the
+/// What `go` says: both clocks as the runner holds them (a clock below zero is told as 1 ms,
+/// see [`ClockTime::told`](crate::tc::ClockTime::told)), each side's own increment, and the
 /// mover's fixed limits.
 fn go_limits(spec: &GameSpec<'_>, clocks: &[Clock; 2], mover: Color) -> GoLimits {
     let tc = spec.time_controls[mover.index()];
@@ -253,8 +254,8 @@ fn go_limits(spec: &GameSpec<'_>, clocks: &[Clock; 2], mover: Color) -> GoLimits
     GoLimits {
         clocks: tc.clock.map(|_| {
             (
-                clocks[0].remaining(),
-                clocks[1].remaining(),
+                clocks[0].remaining().told(),
+                clocks[1].remaining().told(),
                 increment(0),
                 increment(1),
                 clocks[mover.index()].moves_to_go(),

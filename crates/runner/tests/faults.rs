@@ -100,6 +100,32 @@ async fn slow_engine_loses_on_time() {
 }
 
 #[tokio::test]
+async fn an_engine_that_always_overruns_within_the_margin_loses_on_time() {
+    // At 1+0 with a 50 ms margin White always thinks for what its clock shows plus 30 ms.
+    // With the clock clamped at zero it used 1.03 s, was then told `wtime 1`, spent 31 ms a
+    // move and was never flagged: 2 s on a 1 s clock. Its deficit now stays on the clock:
+    // -30 ms after the first move, and the second move's 31 ms passes the margin.
+    let tc = TimeControl {
+        clock: Some("1+0".parse().unwrap()),
+        ..TimeControl::default()
+    };
+    let game = play(&["overrun=30"], &[], &tc).await;
+    assert_eq!(
+        game.outcome.termination,
+        Termination::TimeForfeit,
+        "{}",
+        game.reason
+    );
+    assert_eq!(game.faulted, Some(Color::White));
+    assert_eq!(game.reason, "White loses on time");
+    assert!(
+        game.plies() <= 4,
+        "flagged within White's first three moves, not after {} plies",
+        game.plies()
+    );
+}
+
+#[tokio::test]
 async fn every_kind_of_bad_bestmove_is_an_illegal_move() {
     for (fault, shown) in [
         ("illegal=2", "e1e5"),

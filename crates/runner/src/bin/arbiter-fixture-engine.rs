@@ -9,6 +9,8 @@
 //! - `illegal=N`, `none=N`, `null=N`, `a1a1=N`, `garbage=N`, `empty=N`: on move N answer an
 //!   illegal move, `bestmove (none)`, `bestmove 0000`, `bestmove a1a1`, garbage, or `bestmove`
 //! - `slow=MS`: think MS milliseconds per move (to lose on time)
+//! - `overrun=MS`: think for the time its clock shows (`wtime`/`btime`) plus MS milliseconds,
+//!   every move: the engine that a clock forgiving overruns within the margin never flags
 //! - `noisy`: print garbage lines and very long lines around every answer
 //! - `late=N`: on move N think for 600 ms whatever the clock says, then answer: the runner has
 //!   flagged it by then, and the stale `bestmove` arrives while the runner moves on
@@ -23,7 +25,7 @@ use std::io::{BufRead, Write};
 use std::time::Duration;
 
 use arbiter_rules::uci::{move_to_uci, parse_uci_move};
-use arbiter_rules::Position;
+use arbiter_rules::{Color, Position};
 
 #[derive(Default)]
 struct Config {
@@ -70,6 +72,13 @@ fn set_position(line: &str) -> Option<Position> {
         pos.play_unchecked(mv);
     }
     Some(pos)
+}
+
+/// The number after `key` in a `go` command.
+fn go_value(line: &str, key: &str) -> Option<u64> {
+    let mut tokens = line.split_whitespace();
+    tokens.find(|&t| t == key)?;
+    tokens.next()?.parse().ok()
 }
 
 fn main() {
@@ -130,6 +139,15 @@ fn main() {
                 }
                 if fault == "slow" {
                     std::thread::sleep(Duration::from_millis(config.at));
+                }
+                if fault == "overrun" {
+                    let own = if pos.turn() == Color::White {
+                        "wtime"
+                    } else {
+                        "btime"
+                    };
+                    let told = go_value(line, own).unwrap_or(0);
+                    std::thread::sleep(Duration::from_millis(told + config.at));
                 }
                 if due && fault == "late" {
                     std::thread::sleep(Duration::from_millis(600));
