@@ -118,6 +118,25 @@ impl fmt::Display for ClockSpec {
     }
 }
 
+/// A duration as people write it in a message: `10 s`, `1.53 s`, `0.5 s`, `0.031 s` (three
+/// significant digits, whole milliseconds below a second), never `10.001677029s`.
+pub fn human_duration(d: Duration) -> String {
+    let secs = d.as_secs_f64();
+    let decimals = match secs {
+        s if s >= 100.0 => 0,
+        s if s >= 10.0 => 1,
+        s if s >= 1.0 => 2,
+        _ => 3,
+    };
+    let text = format!("{secs:.decimals$}");
+    let text = if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        &text
+    };
+    format!("{text} s")
+}
+
 fn trim_secs(d: Duration) -> String {
     let text = format!("{:.3}", d.as_secs_f64());
     text.trim_end_matches('0').trim_end_matches('.').to_owned()
@@ -480,6 +499,20 @@ mod tests {
         assert!(reason("1:99").contains("expected [moves/]time[+increment]"));
         assert_eq!("1:59.5".parse::<ClockSpec>().unwrap().base, ms(119_500));
         assert_eq!("90:00".parse::<ClockSpec>().unwrap().base, ms(5_400_000));
+    }
+
+    #[test]
+    fn durations_in_messages() {
+        let human = |secs: f64| human_duration(Duration::from_secs_f64(secs));
+        assert_eq!(human(10.001_677_029), "10 s");
+        assert_eq!(human(0.5), "0.5 s");
+        assert_eq!(human(1.5), "1.5 s");
+        assert_eq!(human(1.0301), "1.03 s");
+        assert_eq!(human(0.031_2), "0.031 s");
+        assert_eq!(human(0.000_2), "0 s");
+        assert_eq!(human(9.999), "10 s");
+        assert_eq!(human(60.0), "60 s");
+        assert_eq!(human(3600.4), "3600 s");
     }
 
     #[test]
