@@ -3,7 +3,9 @@
 //! A time control is what the user asked for (`40/60+0.6`, `st=0.1`, `nodes=5000`); a
 //! [`Clock`] is one side's running account of it during a game. The clock runs from the moment
 //! `go` is written to the moment `bestmove` is read, on the monotonic clock, and what the
-//! engine is told in `wtime`/`btime` is exactly what the clock holds.
+//! engine is told in `wtime`/`btime` is exactly what the clock holds, in whole milliseconds.
+//! One exception: a clock that an engine overran (within the margin) stays below zero, and
+//! `go` cannot say so; it says 1 ms, "move at once" (see [`ClockTime::told`]).
 
 use std::fmt;
 use std::str::FromStr;
@@ -54,10 +56,10 @@ fn parse_seconds(text: &str) -> Result<Duration, &'static str> {
         Some((min, sec)) => {
             let min: u32 = min
                 .parse()
-                .map_err(|_| "has minutes that are not a whole number (min:sec)")?;
-            let sec = number(sec).ok_or("has seconds that are not a number (min:sec)")?;
+                .map_err(|_| "has minutes before the ':' that are not a whole number")?;
+            let sec = number(sec).ok_or("has seconds after the ':' that are not a number")?;
             if sec >= 60.0 {
-                return Err("has 60 or more seconds after the ':' (min:sec)");
+                return Err("has 60 or more seconds after the ':'");
             }
             f64::from(min) * 60.0 + sec
         }
@@ -492,10 +494,17 @@ mod tests {
             reason("1:99")
         );
         assert!(reason("1:60+1").contains("60 or more seconds"));
-        assert!(reason("1.5:30").contains("minutes that are not a whole number"));
-        assert!(reason("-1:30").contains("minutes that are not a whole number"));
+        assert!(reason("1.5:30").contains("minutes before the ':' that are not a whole number"));
+        assert!(reason("-1:30").contains("not a whole number"));
         assert!(reason("1:30:00").contains("more than one ':'"));
         assert!(reason("60+0:75").contains("the increment has 60 or more seconds"));
+        assert!(reason("1:x").contains("seconds after the ':' that are not a number"));
+        assert_eq!(
+            reason("1:99"),
+            "time control \"1:99\": the base time has 60 or more seconds after the ':' \
+             (expected [moves/]time[+increment] with time in seconds or min:sec, e.g. \
+             40/60+0.6, 10+0.1, 1:30+1, or inf)"
+        );
         assert!(reason("1:99").contains("expected [moves/]time[+increment]"));
         assert_eq!("1:59.5".parse::<ClockSpec>().unwrap().base, ms(119_500));
         assert_eq!("90:00".parse::<ClockSpec>().unwrap().base, ms(5_400_000));
