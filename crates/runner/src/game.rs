@@ -66,6 +66,10 @@ pub struct GameRecord {
     pub reason: String,
     /// The player that faulted (crash, stall, forfeit, illegal move), which must be restarted.
     pub faulted: Option<Color>,
+    /// What went wrong with the engine when the game ended by a fault of its process (crash,
+    /// stall, no answer before the flag): the PGN says "White disconnects", this says why, for
+    /// the log.
+    pub fault: Option<EngineFault>,
     /// Wall time of the whole game.
     pub duration: Duration,
     /// Time the runner itself spent per engine move, outside the engines' thinking.
@@ -105,6 +109,7 @@ pub fn unplayable(
         outcome,
         reason,
         faulted: Some(faulted),
+        fault: Some(fault.clone()),
         duration: Duration::ZERO,
         overhead: Duration::ZERO,
     }
@@ -114,7 +119,9 @@ fn termination_of(fault: &EngineFault) -> Termination {
     match fault {
         EngineFault::TimeForfeit { .. } => Termination::TimeForfeit,
         EngineFault::Stalled { .. } => Termination::StalledConnection,
-        EngineFault::Exited | EngineFault::Spawn { .. } => Termination::Abandoned,
+        EngineFault::Exited | EngineFault::Died(_) | EngineFault::Spawn { .. } => {
+            Termination::Abandoned
+        }
     }
 }
 
@@ -142,6 +149,7 @@ pub async fn play_game(
     let mut adjudicator = Adjudicator::new(spec.adjudication);
 
     let players = [white, black];
+    let mut fault = None;
     let (outcome, reason, faulted) = loop {
         let pos = *game.position();
         if let Some(outcome) = game.outcome() {
@@ -153,7 +161,7 @@ pub async fn play_game(
         let tc = spec.time_controls[side];
         let limits = go_limits(spec, &clocks, mover);
         let deadline = match (tc.clock, tc.movetime) {
-            (Some(_), _) => Some(clocks[side].remaining() + spec.time_margin),
+            (Some(_), _) => Some(clocks[side].flag_after(spec.time_margin)),
             (None, Some(movetime)) => Some(movetime + spec.time_margin),
             (None, None) => None,
         };
@@ -173,9 +181,10 @@ pub async fn play_game(
 
         let reply = match reply {
             Ok(reply) => reply,
-            Err(fault) => {
-                let outcome = forfeit(&pos, mover, termination_of(&fault));
+            Err(engine_fault) => {
+                let outcome = forfeit(&pos, mover, termination_of(&engine_fault));
                 let reason = describe(&outcome, mover, None);
+                fault = Some(engine_fault);
                 break (outcome, reason, Some(mover));
             }
         };
@@ -236,12 +245,14 @@ pub async fn play_game(
         outcome,
         reason,
         faulted,
+        fault,
         duration: started.elapsed(),
         overhead,
     }
 }
 
-/// What `go` says: both clocks as the runner holds them, each side's own increment, and the
+/// What `go` says: both clocks as the runner holds them (a clock below zero is told as 1 ms,
+/// see [`ClockTime::told`](crate::tc::ClockTime::told)), each side's own increment, and the
 /// mover's fixed limits.
 fn go_limits(spec: &GameSpec<'_>, clocks: &[Clock; 2], mover: Color) -> GoLimits {
     let tc = spec.time_controls[mover.index()];
@@ -253,8 +264,8 @@ fn go_limits(spec: &GameSpec<'_>, clocks: &[Clock; 2], mover: Color) -> GoLimits
     GoLimits {
         clocks: tc.clock.map(|_| {
             (
-                clocks[0].remaining(),
-                clocks[1].remaining(),
+                clocks[0].remaining().told(),
+                clocks[1].remaining().told(),
                 increment(0),
                 increment(1),
                 clocks[mover.index()].moves_to_go(),

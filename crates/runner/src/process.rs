@@ -4,8 +4,12 @@
 //! the clock stops when `bestmove` was read, not when the game loop got round to it, and a
 //! silent engine is a timeout rather than a hang. Dropping a [`UciProcess`] ends the process:
 //! it is asked to `stop` and `quit`, given a moment, then killed, so no code path can leak an
-//! engine.
+//! engine. An engine that dies is reported with what it was doing and its last words: how it
+//! ended, the last commands it was sent, what it printed after them and the tail of its
+//! stderr.
 
+use std::collections::VecDeque;
+use std::fmt;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -15,6 +19,7 @@ use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 use tokio::time::timeout_at;
 
+use crate::tc::human_duration;
 use crate::uci::{self, GoLimits, Info, OptionDecl};
 
 /// How to start an engine and set it up. Nothing passes through a shell: `cmd`, `args`, `dir`
@@ -64,15 +69,98 @@ impl Default for Timeouts {
 pub enum EngineFault {
     #[error("cannot start {cmd}: {reason}")]
     Spawn { cmd: String, reason: String },
+    /// An in-process engine that is gone (its search panicked); a process says more, in
+    /// [`EngineFault::Died`].
     #[error("the engine exited (or closed its output)")]
     Exited,
-    #[error("no {expected} within {waited:?}")]
+    /// An engine process that exited or closed its output.
+    #[error("{0}")]
+    Died(Box<ExitReport>),
+    /// `waited` is the time the engine was given since the runner's last command.
+    #[error("no {expected} within {}", human_duration(*waited))]
     Stalled {
         expected: &'static str,
         waited: Duration,
     },
-    #[error("no bestmove before the flag fell ({elapsed:?} used)")]
+    #[error("no bestmove before the flag fell ({} used)", human_duration(*elapsed))]
     TimeForfeit { elapsed: Duration },
+}
+
+/// What is known of an engine process that died: enough to tell a bad option value from a
+/// crash in search without rerunning it by hand.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExitReport {
+    /// How it ended (`exit status: 1`, `signal: 11 (SIGSEGV)`); `None` if it had closed its
+    /// output but was still running when looked at.
+    pub status: Option<String>,
+    /// What the runner was doing: `waiting for readyok`, `writing to it`.
+    pub during: String,
+    /// The last commands it was sent, oldest first (each cut to a readable length).
+    pub sent: Vec<String>,
+    /// The lines it printed on stdout after the last command.
+    pub said: Vec<String>,
+    /// The last lines it printed on stderr.
+    pub stderr: Vec<String>,
+}
+
+impl fmt::Display for ExitReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let quoted = |lines: &[String]| {
+            lines
+                .iter()
+                .map(|line| format!("`{line}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match &self.status {
+            Some(status) => write!(f, "the engine exited ({status})")?,
+            None => write!(f, "the engine closed its output")?,
+        }
+        write!(f, " while the runner was {}", self.during)?;
+        if !self.sent.is_empty() {
+            write!(f, ", after {}", quoted(&self.sent))?;
+        }
+        if !self.said.is_empty() {
+            write!(f, "; it said {}", quoted(&self.said))?;
+        }
+        if !self.stderr.is_empty() {
+            write!(f, "; its stderr ended with {}", quoted(&self.stderr))?;
+        }
+        Ok(())
+    }
+}
+
+/// How many commands, stdout lines and stderr lines an [`ExitReport`] keeps, and how long
+/// each may be: the report is one message, not a log.
+const REPORT_LINES: usize = 3;
+const REPORT_STDERR_LINES: usize = 5;
+const REPORT_LINE_CHARS: usize = 160;
+
+/// An engine's line as it may appear in a message: control characters escaped (an engine's
+/// output must not break the runner's lines or colour the terminal) and cut to a readable
+/// length.
+fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(REPORT_LINE_CHARS + 8));
+    for (i, c) in text.chars().enumerate() {
+        if i == REPORT_LINE_CHARS {
+            out.push_str("...");
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Keeps the last `capacity` lines pushed.
+fn push_bounded(lines: &mut VecDeque<String>, capacity: usize, line: String) {
+    if lines.len() == capacity {
+        lines.pop_front();
+    }
+    lines.push_back(line);
 }
 
 /// One line of engine output and when it was read.
@@ -147,6 +235,13 @@ pub struct UciProcess {
     pub notes: Vec<String>,
     /// Options the configuration sets that the engine did not declare in its handshake.
     pub undeclared_options: Vec<String>,
+    /// The last commands written (printable), and when the last one was.
+    sent: VecDeque<String>,
+    sent_at: Instant,
+    /// Lines read since the last command (printable), for an [`ExitReport`].
+    said: VecDeque<String>,
+    /// The thread keeping the tail of the engine's stderr, which it returns at end of file.
+    stderr_tail: Option<std::thread::JoinHandle<Vec<String>>>,
 }
 
 impl UciProcess {
@@ -158,7 +253,7 @@ impl UciProcess {
             .envs(spec.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(STDERR())
             .kill_on_drop(true);
         if let Some(dir) = &spec.dir {
             command.current_dir(dir);
@@ -174,6 +269,7 @@ impl UciProcess {
             cmd: spec.cmd.display().to_string(),
             reason: e.to_string(),
         })?;
+        let stderr_tail = child.stderr.take().and_then(spawn_stderr_tail);
 
         let mut engine = UciProcess {
             child: Some(child),
@@ -186,6 +282,10 @@ impl UciProcess {
             timeouts,
             notes: Vec::new(),
             undeclared_options: Vec::new(),
+            sent: VecDeque::with_capacity(REPORT_LINES),
+            sent_at: Instant::now(),
+            said: VecDeque::with_capacity(REPORT_LINES),
+            stderr_tail,
         };
         engine.send("uci").await?;
         let deadline = Instant::now() + timeouts.handshake;
@@ -315,16 +415,24 @@ impl UciProcess {
         }
     }
 
-    async fn send(&mut self, line: &str) -> Result<(), EngineFault> {
-        let stdin = self.stdin.as_mut().ok_or(EngineFault::Exited)?;
-        let mut bytes = Vec::with_capacity(line.len() + 1);
-        bytes.extend_from_slice(line.as_bytes());
+    async fn send(&mut self, text: &str) -> Result<(), EngineFault> {
+        for line in text.lines() {
+            push_bounded(&mut self.sent, REPORT_LINES, printable(line));
+        }
+        self.said.clear();
+        self.sent_at = Instant::now();
+        let mut bytes = Vec::with_capacity(text.len() + 1);
+        bytes.extend_from_slice(text.as_bytes());
         bytes.push(b'\n');
-        stdin
-            .write_all(&bytes)
-            .await
-            .map_err(|_| EngineFault::Exited)?;
-        stdin.flush().await.map_err(|_| EngineFault::Exited)
+        let written = match self.stdin.as_mut() {
+            Some(stdin) => stdin.write_all(&bytes).await.is_ok() && stdin.flush().await.is_ok(),
+            None => false,
+        };
+        if written {
+            Ok(())
+        } else {
+            Err(self.died("writing to it".to_owned()).await)
+        }
     }
 
     async fn next_line(
@@ -332,15 +440,54 @@ impl UciProcess {
         deadline: Instant,
         expected: &'static str,
     ) -> Result<Line, EngineFault> {
-        let started = Instant::now();
         match timeout_at(deadline.into(), self.lines.recv()).await {
-            Ok(Some(line)) => Ok(line),
-            Ok(None) => Err(EngineFault::Exited),
+            Ok(Some(line)) => {
+                push_bounded(&mut self.said, REPORT_LINES, printable(&line.text));
+                Ok(line)
+            }
+            Ok(None) => Err(self.died(format!("waiting for {expected}")).await),
             Err(_) => Err(EngineFault::Stalled {
                 expected,
-                waited: started.elapsed(),
+                waited: deadline.saturating_duration_since(self.sent_at),
             }),
         }
+    }
+
+    /// The fault of an engine whose output ended or whose input broke: how it ended (given a
+    /// moment to finish dying), what it was last sent and its last words.
+    async fn died(&mut self, during: String) -> EngineFault {
+        const GRACE: Duration = Duration::from_millis(200);
+        let status = match self.child.as_mut() {
+            Some(child) => match tokio::time::timeout(GRACE, child.wait()).await {
+                Ok(Ok(status)) => Some(status.to_string()),
+                _ => None,
+            },
+            None => None,
+        };
+        // What it printed before dying and the runner had not read yet (its input may have
+        // broken before the runner read its last lines).
+        let give_up = Instant::now() + GRACE;
+        while let Ok(Some(line)) = timeout_at(give_up.into(), self.lines.recv()).await {
+            push_bounded(&mut self.said, REPORT_LINES, printable(&line.text));
+        }
+        // Its stderr ends when it does, unless a process it started still holds it.
+        let mut stderr = Vec::new();
+        if let Some(tail) = self.stderr_tail.take() {
+            let give_up = Instant::now() + GRACE;
+            while !tail.is_finished() && Instant::now() < give_up {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            if tail.is_finished() {
+                stderr = tail.join().unwrap_or_default();
+            }
+        }
+        EngineFault::Died(Box::new(ExitReport {
+            status,
+            during,
+            sent: self.sent.iter().cloned().collect(),
+            said: self.said.iter().cloned().collect(),
+            stderr,
+        }))
     }
 
     fn note(&mut self, text: String) {
@@ -386,6 +533,54 @@ async fn quit(mut stdin: ChildStdin, mut child: Child) {
         let _ = child.kill().await;
         let _ = child.wait().await;
     }
+}
+
+/// Engines' stderr is kept (its tail, for [`ExitReport`]) where a thread can read it.
+#[cfg(unix)]
+const STDERR: fn() -> Stdio = Stdio::piped;
+#[cfg(not(unix))]
+const STDERR: fn() -> Stdio = Stdio::null;
+
+/// Drains an engine's stderr on its own thread, which returns the last lines at end of file.
+/// Draining matters as much as keeping: an engine blocks when a pipe it writes fills up.
+#[cfg(unix)]
+fn spawn_stderr_tail(
+    stderr: tokio::process::ChildStderr,
+) -> Option<std::thread::JoinHandle<Vec<String>>> {
+    use std::io::{BufRead, Read};
+    let file = std::fs::File::from(stderr.into_owned_fd().ok()?);
+    std::thread::Builder::new()
+        .name("engine-stderr".into())
+        .stack_size(64 << 10)
+        .spawn(move || {
+            let mut reader = std::io::BufReader::new(file);
+            let mut tail = VecDeque::with_capacity(REPORT_STDERR_LINES);
+            let mut buf = Vec::with_capacity(256);
+            loop {
+                buf.clear();
+                match (&mut reader)
+                    .take(MAX_LINE as u64)
+                    .read_until(b'\n', &mut buf)
+                {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
+                let text = String::from_utf8_lossy(&buf);
+                let text = text.trim();
+                if !text.is_empty() {
+                    push_bounded(&mut tail, REPORT_STDERR_LINES, printable(text));
+                }
+            }
+            tail.into()
+        })
+        .ok()
+}
+
+#[cfg(not(unix))]
+fn spawn_stderr_tail(
+    _stderr: tokio::process::ChildStderr,
+) -> Option<std::thread::JoinHandle<Vec<String>>> {
+    None
 }
 
 /// Starts the reader of an engine's output. On Unix it is an OS thread doing blocking reads, so
@@ -490,6 +685,16 @@ fn read_lines<R: std::io::BufRead>(mut reader: R, tx: mpsc::Sender<Line>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn engine_text_in_messages_cannot_break_lines_or_colour_the_terminal() {
+        assert_eq!(printable("id name Evil\nEngine"), "id name Evil\\nEngine");
+        assert_eq!(printable("\u{1b}[31mred"), "\\u{1b}[31mred");
+        assert_eq!(printable("tab\there"), "tab\\there");
+        let long = printable(&"x".repeat(1000));
+        assert_eq!(long.len(), REPORT_LINE_CHARS + 3);
+        assert!(long.ends_with("..."));
+    }
 
     /// What the game would see of `output`: each handed-over line with its attached info.
     fn handed_over(output: &[&str]) -> Vec<(String, Option<String>)> {

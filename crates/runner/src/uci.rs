@@ -228,7 +228,9 @@ pub fn position_command(start_fen: Option<&str>, moves: &[String]) -> String {
 /// What `go` tells the engine about the limits of this move.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GoLimits {
-    /// `(wtime, btime, winc, binc, movestogo)` when there is a clock.
+    /// `(wtime, btime, winc, binc, movestogo)` when there is a clock. `wtime`/`btime` are
+    /// what the clocks are told as ([`ClockTime::told`](crate::tc::ClockTime::told)): whole
+    /// milliseconds, at least 1 even when the runner's clock is at or below zero.
     pub clocks: Option<(Duration, Duration, Duration, Duration, Option<u32>)>,
     pub movetime: Option<Duration>,
     pub nodes: Option<u64>,
@@ -238,8 +240,9 @@ pub struct GoLimits {
 pub fn go_command(limits: &GoLimits) -> String {
     let mut cmd = String::from("go");
     if let Some((wtime, btime, winc, binc, movestogo)) = limits.clocks {
-        // Times are whole milliseconds, at least 1 (0 confuses engines); increments and
-        // movestogo only when positive, as the protocol says.
+        // Times are whole milliseconds, at least 1 (0 confuses engines, and a clock below
+        // zero has no UCI spelling); increments and movestogo only when positive, as the
+        // protocol says.
         let ms = |d: Duration| d.as_millis().max(1);
         let _ = write!(cmd, " wtime {} btime {}", ms(wtime), ms(btime));
         if !winc.is_zero() {

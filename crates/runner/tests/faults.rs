@@ -10,8 +10,9 @@ use arbiter_runner::adjudication::Adjudication;
 use arbiter_runner::game::{play_game, GameRecord, GameSpec};
 use arbiter_runner::openings::Opening;
 use arbiter_runner::player::{Player, PlayerKind, PlayerSpec};
-use arbiter_runner::process::{EngineFault, ProcessSpec, Timeouts};
+use arbiter_runner::process::{EngineFault, ProcessSpec, Timeouts, UciProcess};
 use arbiter_runner::tc::TimeControl;
+use arbiter_runner::uci::GoLimits;
 
 fn fixture(args: &[&str]) -> PlayerSpec {
     PlayerSpec {
@@ -65,6 +66,14 @@ async fn crash_is_abandoned() {
     assert_eq!(game.faulted, Some(Color::White));
     assert_eq!(game.reason, "White disconnects");
     assert_eq!(game.plies(), 4, "two moves each before the crash");
+    let fault = game
+        .fault
+        .expect("the crash is kept for the log")
+        .to_string();
+    assert!(
+        fault.contains("`fixture: crashing on purpose at move 3`"),
+        "{fault}"
+    );
 }
 
 #[tokio::test]
@@ -97,6 +106,32 @@ async fn slow_engine_loses_on_time() {
     assert_eq!(game.outcome.termination, Termination::TimeForfeit);
     assert_eq!(game.outcome.winner, Some(Color::White));
     assert!(game.plies() >= 4, "it had time for two moves");
+}
+
+#[tokio::test]
+async fn an_engine_that_always_overruns_within_the_margin_loses_on_time() {
+    // At 1+0 with a 50 ms margin White always thinks for what its clock shows plus 30 ms.
+    // With the clock clamped at zero it used 1.03 s, was then told `wtime 1`, spent 31 ms a
+    // move and was never flagged: 2 s on a 1 s clock. Its deficit now stays on the clock:
+    // -30 ms after the first move, and the second move's 31 ms passes the margin.
+    let tc = TimeControl {
+        clock: Some("1+0".parse().unwrap()),
+        ..TimeControl::default()
+    };
+    let game = play(&["overrun=30"], &[], &tc).await;
+    assert_eq!(
+        game.outcome.termination,
+        Termination::TimeForfeit,
+        "{}",
+        game.reason
+    );
+    assert_eq!(game.faulted, Some(Color::White));
+    assert_eq!(game.reason, "White loses on time");
+    assert!(
+        game.plies() <= 4,
+        "flagged within White's first three moves, not after {} plies",
+        game.plies()
+    );
 }
 
 #[tokio::test]
@@ -177,11 +212,19 @@ async fn a_late_bestmove_never_leaks_into_the_next_game() {
 
 #[tokio::test]
 async fn handshake_faults_are_reported_not_hung() {
-    for fault in ["no-uciok", "no-readyok"] {
+    for (fault, message) in [
+        ("no-uciok", "no uciok within 1.5 s"),
+        ("no-readyok", "no readyok within 1.5 s"),
+    ] {
         let err = Player::start(&fixture(&[fault])).await.err().expect(fault);
         assert!(
             matches!(err, EngineFault::Stalled { .. }),
             "{fault}: {err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            message,
+            "the time allowed, as people write it"
         );
     }
     let missing = PlayerSpec {
@@ -231,4 +274,64 @@ async fn dropping_a_player_ends_its_process() {
         }
     }
     panic!("engine process {pid} still running after drop");
+}
+
+/// The fault of a player that failed to start, as text.
+async fn start_fault(spec: &PlayerSpec) -> String {
+    match Player::start(spec).await {
+        Ok(_) => panic!("the engine started"),
+        Err(fault) => {
+            assert!(matches!(fault, EngineFault::Died(_)), "{fault:?}");
+            fault.to_string()
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_engine_that_dies_on_an_option_says_which_and_why() {
+    let mut spec = fixture(&["die-on-option=Hash"]);
+    let PlayerKind::Uci(process) = &mut spec.kind else {
+        unreachable!()
+    };
+    process.options = vec![
+        ("Threads".into(), "1".into()),
+        ("Hash".into(), "abc".into()),
+    ];
+    let message = start_fault(&spec).await;
+    for part in [
+        "the engine exited (exit status: 1) while the runner was ",
+        "after `setoption name Threads value 1`, `setoption name Hash value abc`",
+        "it said `info string Hash wants a number, not abc`",
+        "its stderr ended with `fixture: cannot set Hash to abc`",
+    ] {
+        assert!(message.contains(part), "{part:?} not in: {message}");
+    }
+}
+
+#[tokio::test]
+async fn an_engine_that_crashes_in_search_says_what_it_was_asked() {
+    let mut engine = UciProcess::start(
+        &ProcessSpec {
+            cmd: env!("CARGO_BIN_EXE_arbiter-fixture-engine").into(),
+            args: vec!["crash=1".into()],
+            ..ProcessSpec::default()
+        },
+        fixture(&[]).timeouts,
+    )
+    .await
+    .unwrap();
+    let limits = GoLimits {
+        nodes: Some(1),
+        ..GoLimits::default()
+    };
+    let fault = engine
+        .go("position startpos moves e2e4", &limits, None)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        fault.to_string(),
+        "the engine exited (exit status: 3) while the runner was waiting for bestmove, \
+         after `isready`, `position startpos moves e2e4`, `go nodes 1`; \
+         its stderr ended with `fixture: crashing on purpose at move 1`"
+    );
 }

@@ -4,11 +4,15 @@
 //! fault triggers. Usage: `arbiter-fixture-engine [FAULT[=N]] [--seed S] [--score CP]`, where
 //! FAULT is one of:
 //!
-//! - `crash=N`: exit without a word when asked for move N (1-based)
+//! - `crash=N`: exit with status 3 when asked for move N (1-based), with a line on stderr
+//! - `die-on-option=NAME`: exit with status 1 when sent `setoption name NAME ...`, saying why
+//!   on stdout and stderr, as engines do with an option value they cannot take
 //! - `hang=N`: never answer `go` number N (and ignore `stop`)
 //! - `illegal=N`, `none=N`, `null=N`, `a1a1=N`, `garbage=N`, `empty=N`: on move N answer an
 //!   illegal move, `bestmove (none)`, `bestmove 0000`, `bestmove a1a1`, garbage, or `bestmove`
 //! - `slow=MS`: think MS milliseconds per move (to lose on time)
+//! - `overrun=MS`: think for the time its clock shows (`wtime`/`btime`) plus MS milliseconds,
+//!   every move: the engine that a clock forgiving overruns within the margin never flags
 //! - `noisy`: print garbage lines and very long lines around every answer
 //! - `late=N`: on move N think for 600 ms whatever the clock says, then answer: the runner has
 //!   flagged it by then, and the stale `bestmove` arrives while the runner moves on
@@ -23,12 +27,14 @@ use std::io::{BufRead, Write};
 use std::time::Duration;
 
 use arbiter_rules::uci::{move_to_uci, parse_uci_move};
-use arbiter_rules::Position;
+use arbiter_rules::{Color, Position};
 
 #[derive(Default)]
 struct Config {
     fault: String,
+    /// The fault's argument: a number (`at`) or a name (`arg`).
     at: u64,
+    arg: String,
     seed: u64,
     score: i32,
 }
@@ -47,6 +53,7 @@ fn parse_args() -> Config {
                 let (name, n) = fault.split_once('=').unwrap_or((fault, "1"));
                 config.fault = name.to_owned();
                 config.at = n.parse().unwrap_or(1);
+                config.arg = n.to_owned();
             }
         }
     }
@@ -70,6 +77,13 @@ fn set_position(line: &str) -> Option<Position> {
         pos.play_unchecked(mv);
     }
     Some(pos)
+}
+
+/// The number after `key` in a `go` command.
+fn go_value(line: &str, key: &str) -> Option<u64> {
+    let mut tokens = line.split_whitespace();
+    tokens.find(|&t| t == key)?;
+    tokens.next()?.parse().ok()
 }
 
 fn main() {
@@ -120,6 +134,7 @@ fn main() {
                 go_count += 1;
                 let due = go_count == config.at;
                 if due && fault == "crash" {
+                    eprintln!("fixture: crashing on purpose at move {go_count}");
                     std::process::exit(3);
                 }
                 if due && fault == "hang" {
@@ -130,6 +145,15 @@ fn main() {
                 }
                 if fault == "slow" {
                     std::thread::sleep(Duration::from_millis(config.at));
+                }
+                if fault == "overrun" {
+                    let own = if pos.turn() == Color::White {
+                        "wtime"
+                    } else {
+                        "btime"
+                    };
+                    let told = go_value(line, own).unwrap_or(0);
+                    std::thread::sleep(Duration::from_millis(told + config.at));
                 }
                 if due && fault == "late" {
                     std::thread::sleep(Duration::from_millis(600));
@@ -168,6 +192,18 @@ fn main() {
                     _ => format!("bestmove {}", move_to_uci(Some(mv))),
                 };
                 say(&mut out, &answer);
+            }
+            "setoption" if fault == "die-on-option" => {
+                let rest = line.strip_prefix("setoption name ").unwrap_or("");
+                let (name, value) = rest.split_once(" value ").unwrap_or((rest, ""));
+                if name.eq_ignore_ascii_case(&config.arg) {
+                    say(
+                        &mut out,
+                        &format!("info string {name} wants a number, not {value}"),
+                    );
+                    eprintln!("fixture: cannot set {name} to {value}");
+                    std::process::exit(1);
+                }
             }
             "quit" => return,
             _ => {}
