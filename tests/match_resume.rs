@@ -15,6 +15,7 @@ const PAIRS: u64 = 80;
 fn config(dir: &Path) -> std::path::PathBuf {
     let text = format!(
         "name = \"resume\"\nrounds = {PAIRS}\nconcurrency = 2\nstore = \"runs.db\"\npgnout = \"games.pgn\"\n\
+         jsonl = \"games.jsonl\"\n\
          [each]\ntc = \"inf\"\nnodes = 1500\n\
          [adjudication]\nmaxmoves = 80\n\
          [openings]\nfile = \"{}\"\norder = \"random\"\n\
@@ -86,12 +87,25 @@ fn sigkill_and_resume_loses_nothing_and_counts_nothing_twice() {
         assert_eq!(totals.pairs, PAIRS);
         assert_eq!(totals.wins + totals.draws + totals.losses, 2 * PAIRS);
         assert_eq!(totals.pentanomial.iter().sum::<u64>(), PAIRS);
-        // The PGN file is the store's games in order, nothing more, nothing less.
+        // The PGN file is the store's games in order, nothing more, nothing less; so are the
+        // JSON lines, with one summary after them.
         let mut from_store = String::new();
+        let mut json_from_store = Vec::new();
         let mut games = store.games(run);
         while let Some(game) = games.next().await {
-            from_store.push_str(&game.unwrap().game.pgn);
+            let game = game.unwrap().game;
+            from_store.push_str(&game.pgn);
+            json_from_store.push(game.json);
         }
+        let jsonl = std::fs::read_to_string(dir.path().join("games.jsonl")).unwrap();
+        let lines: Vec<&str> = jsonl.lines().collect();
+        assert_eq!(
+            lines.len(),
+            json_from_store.len() + 1,
+            "games and one summary"
+        );
+        assert_eq!(lines[..json_from_store.len()], json_from_store[..]);
+        assert!(lines.last().unwrap().contains("\"type\":\"summary\""));
         assert_eq!(
             std::fs::read_to_string(dir.path().join("games.pgn")).unwrap(),
             from_store
