@@ -261,6 +261,13 @@ pub async fn run_match(
         let pair = finished.pair;
         let index = finished.game_index;
         let number = 2 * pair + index as u64 + 1;
+        if let (Some(color), Some(fault)) = (finished.record.faulted, &finished.record.fault) {
+            // The PGN says "White disconnects"; the log says why.
+            let _ = events.send(Event::Warning(format!(
+                "game {number}: {} ({color}): {fault}",
+                finished.record.player(color)
+            )));
+        }
         let pgn = game_pgn(&spec, &finished.record, number, finished.started_at);
         let json = game_json(&finished.record, number, pair);
         let written = Written {
