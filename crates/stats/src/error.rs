@@ -24,7 +24,7 @@ pub enum StatsError {
     /// Beyond ±[`crate::MAX_ELO`] an Elo difference no longer means a score anyone can
     /// measure (a 1000 Elo stronger engine scores 99.7 %), and the logistic curve rounds to
     /// exactly 0 or 1 in `f64` soon after, which would turn every statistic into ±inf or NaN.
-    #[error("{name} = {value} lies outside [-{max}, {max}]", max = crate::MAX_ELO)]
+    #[error("{name} = {} lies outside [-{max}, {max}]", short(*value), max = crate::MAX_ELO)]
     EloRange { name: &'static str, value: f64 },
     /// An input that must be a finite number was not.
     #[error("{name} = {value} is not a finite number")]
@@ -72,4 +72,13 @@ pub enum StatsError {
     /// Batches are counted in entries (games or pairs); a batch of zero means nothing.
     #[error("batch size must be at least 1")]
     BatchSize,
+}
+
+/// A number as a user would type it: `1e300`, not three hundred digits.
+fn short(x: f64) -> String {
+    if x != 0.0 && !(1e-4..1e6).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
 }
