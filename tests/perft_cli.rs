@@ -48,6 +48,20 @@ fn divide_format_matches_go_perft() {
 }
 
 #[test]
+fn depth_0_is_one_leaf_with_no_move_to_divide() {
+    // `--depth 0 --divide` listed the 20 moves of the start position, each with 1 node.
+    let (code, out, _) = arbiter(&["perft", "--depth", "0", "--divide"]);
+    assert_eq!(code, 0);
+    assert_eq!(out, "\nNodes searched: 1\n");
+    let (code, out, _) = arbiter(&["perft", "--depth", "0"]);
+    assert_eq!((code, out.as_str()), (0, "Nodes searched: 1\n"));
+    // A mated side has no move to divide by at any depth.
+    let mated = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3";
+    let (code, out, _) = arbiter(&["perft", "--fen", mated, "--depth", "3", "--divide"]);
+    assert_eq!((code, out.as_str()), (0, "\nNodes searched: 0\n"));
+}
+
+#[test]
 fn bad_fen_exits_2_naming_the_field() {
     let (code, out, err) = arbiter(&[
         "perft",

@@ -249,3 +249,225 @@ fn usage_errors_exit_2_with_a_message() {
         assert!(err.contains("error"), "{args:?}: {err}");
     }
 }
+
+/// `arbiter sprt ARGS` must exit 2 with nothing on stdout and `error: FLAG: ...` on stderr,
+/// the message naming `what`.
+fn refused(args: &[&str], flag: &str, what: &str) {
+    let out = arbiter(args);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(out.stdout.is_empty(), "{args:?} printed {:?}", out.stdout);
+    let expected = format!("error: {flag}: ");
+    assert!(err.starts_with(&expected), "{args:?}: {err}");
+    assert!(err.contains(what), "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+}
+
+#[test]
+fn counts_whose_total_overflows_or_passes_2_to_the_52_are_refused() {
+    let i64_max = i64::MAX.to_string();
+    let u64_max = u64::MAX.to_string();
+    // Three i64::MAX counts printed "Games: 9223372036854775805" and 150 % points.
+    refused(
+        &[
+            "--wins", &i64_max, "--draws", &i64_max, "--losses", &i64_max,
+        ],
+        "--wins/--draws/--losses",
+        "27670116110564327421 games are more than the 4503599627370496 (2^52)",
+    );
+    // One huge count alone does not overflow a u64 but is beyond what f64 counts exactly.
+    refused(
+        &["--wins", &i64_max, "--draws", "1", "--losses", "1"],
+        "--wins/--draws/--losses",
+        "(2^52)",
+    );
+    // Five u64::MAX pairs printed an LLR of -1.9e16 and "H0 accepted".
+    let penta = [u64_max.as_str(); 5].join(",");
+    refused(
+        &["--penta", &penta, "--elo0", "0", "--elo1", "2"],
+        "--penta",
+        "184467440737095516150 games",
+    );
+    // 2^51 pairs are 2^52 games: the largest sample accepted.
+    let half = (1u64 << 51).to_string();
+    let out = arbiter(&["--penta", &format!("0,0,{half},0,0")]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("Games: 4503599627370496, Pairs: 2251799813685248"),
+        "{text}"
+    );
+}
+
+#[test]
+fn bounds_and_rates_that_make_no_sense_are_refused_naming_the_flag() {
+    let calc = |extra: &[&'static str]| {
+        let mut args = vec!["--expect", "--elo", "1", "--elo0", "0", "--elo1", "2"];
+        args.extend_from_slice(extra);
+        args
+    };
+    // --expect --elo1 1e6 printed NaN logistic bounds with exit 0.
+    refused(
+        &["--expect", "--elo", "0", "--elo0", "0", "--elo1", "1e6"],
+        "--elo1",
+        "elo1 = 1e6 lies outside [-1000, 1000]",
+    );
+    // Within the Elo range, but a score above 1 at the calculator's draw ratio and bias.
+    refused(
+        &["--expect", "--elo", "0", "--elo0", "0", "--elo1", "1000"],
+        "--elo0/--elo1",
+        "expected scores 0.5000 and 1.2333 at draw ratio 0.49 and RMS bias 191 Elo",
+    );
+    refused(
+        &["--expect", "--elo", "1e300", "--elo0", "0", "--elo1", "2"],
+        "--elo",
+        "elo = 1e300 lies outside",
+    );
+    refused(
+        &["--expect", "--elo", "nan", "--elo0", "0", "--elo1", "2"],
+        "--elo",
+        "not a finite number",
+    );
+    refused(
+        &calc(&["--rms-bias=-3"]),
+        "--rms-bias",
+        "RMS bias -3 Elo must be",
+    );
+    refused(
+        &calc(&["--rms-bias", "inf"]),
+        "--rms-bias",
+        "RMS bias inf Elo",
+    );
+    refused(&calc(&["--draw-ratio", "1"]), "--draw-ratio", "[0, 1)");
+    refused(&calc(&["--draw-ratio", "NaN"]), "--draw-ratio", "[0, 1)");
+    refused(
+        &calc(&["--alpha", "0.7", "--beta", "0.3"]),
+        "--alpha/--beta",
+        "must be below 1",
+    );
+    refused(
+        &calc(&["--beta", "1.5"]),
+        "--beta",
+        "strictly between 0 and 1",
+    );
+    refused(
+        &["--expect", "--elo", "1", "--elo0", "3", "--elo1", "2"],
+        "--elo0/--elo1",
+        "elo0 (3) must be below elo1 (2)",
+    );
+    let counts = |extra: &[&'static str]| {
+        let mut args = vec!["--wins", "10", "--draws", "10", "--losses", "10"];
+        args.extend_from_slice(extra);
+        args
+    };
+    // BayesElo bounds of 1e6 printed "LLR: -inf" and "H0 accepted".
+    for model in ["bayeselo", "logistic", "normalized"] {
+        refused(
+            &counts(&["--elo0", "0", "--elo1", "1e6", "--model", model]),
+            "--elo1",
+            "outside [-1000, 1000]",
+        );
+    }
+    refused(
+        &counts(&["--elo0=-inf", "--elo1", "2"]),
+        "--elo0",
+        "not a finite",
+    );
+    refused(
+        &counts(&["--alpha", "nan"]),
+        "--alpha",
+        "strictly between 0 and 1",
+    );
+    refused(
+        &counts(&["--alpha", "0"]),
+        "--alpha",
+        "strictly between 0 and 1",
+    );
+}
+
+#[test]
+fn extreme_but_valid_inputs_print_no_nan_or_inf() {
+    let cases: &[&[&str]] = &[
+        &["--penta", "0,0,10,0,0"],
+        &["--penta", "0,0,0,0,10", "--elo0", "0", "--elo1", "2"],
+        &[
+            "--penta",
+            "10,0,0,0,0",
+            "--elo0",
+            "-1000",
+            "--elo1",
+            "1000",
+            "--model",
+            "logistic",
+        ],
+        &[
+            "--wins", "10", "--elo0", "0", "--elo1", "1000", "--model", "bayeselo",
+        ],
+        &[
+            "--losses", "1", "--alpha", "5e-324", "--beta", "5e-324", "--elo0", "0", "--elo1", "5",
+        ],
+        &[
+            "--expect", "--elo", "-1000", "--elo0", "-1000", "--elo1", "1000", "--model",
+            "logistic",
+        ],
+        &[
+            "--expect",
+            "--elo",
+            "1000",
+            "--elo0",
+            "0",
+            "--elo1",
+            "2",
+            "--draw-ratio",
+            "0",
+            "--rms-bias",
+            "0",
+        ],
+    ];
+    for args in cases {
+        for json in [false, true] {
+            let mut all = args.to_vec();
+            if json {
+                all.push("--json");
+            }
+            let out = arbiter(&all);
+            let text = String::from_utf8(out.stdout).unwrap();
+            let lower = text.to_lowercase();
+            assert!(
+                !lower.contains("nan") && !lower.contains("inf"),
+                "{all:?}: {text}"
+            );
+            assert!(!text.is_empty(), "{all:?}");
+            if json {
+                let v: Value = serde_json::from_str(&text).unwrap();
+                let nulls: Vec<_> = v
+                    .as_object()
+                    .unwrap()
+                    .iter()
+                    .filter(|(_, x)| x.is_null())
+                    .map(|(k, _)| k.clone())
+                    .collect();
+                // Nulls only where a field does not apply (no bounds, other sample form).
+                for key in &nulls {
+                    assert!(
+                        [
+                            "pairs",
+                            "trinomial",
+                            "pentanomial",
+                            "elo0",
+                            "elo1",
+                            "llr",
+                            "state",
+                            "logistic_bounds",
+                            "sprt_elo",
+                            "sprt_elo_ci",
+                            "sprt_los"
+                        ]
+                        .contains(&key.as_str()),
+                        "{all:?}: {key} is null in {text}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -273,6 +273,92 @@ fn garbage_never_kills_the_engine() {
 }
 
 #[test]
+fn a_malformed_go_limit_still_ends_in_a_bestmove() {
+    // `go depth abc` searched forever: the bad depth was skipped and no limit was left.
+    let mut s = Session::start();
+    s.send("position startpos");
+    let (lines, _) = s.go("depth abc");
+    assert!(
+        lines.contains(
+            &"info string go: expected a number after depth, found \"abc\"; taking depth 0"
+                .to_owned()
+        ),
+        "{lines:#?}"
+    );
+    assert!(
+        !lines.iter().any(|l| l.contains("unknown token")),
+        "{lines:#?}"
+    );
+    assert_legal(arbiter_rules::STARTING_FEN, bestmove(&lines));
+    for go in [
+        "movetime soon",
+        "nodes",
+        "depth movetime x",
+        "wtime abc btime abc",
+        "mate m8",
+    ] {
+        let (lines, _) = s.go(go);
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("info string go: expected a number after")),
+            "go {go}: {lines:#?}"
+        );
+        assert_legal(arbiter_rules::STARTING_FEN, bestmove(&lines));
+    }
+    // A number too large for the engine is a long limit, not a malformed one.
+    let (lines, _) = s.go("depth 99999999999999999999 nodes 2000");
+    assert!(
+        !lines.iter().any(|l| l.starts_with("info string")),
+        "{lines:#?}"
+    );
+    assert_legal(arbiter_rules::STARTING_FEN, bestmove(&lines));
+}
+
+#[test]
+fn the_largest_hash_offered_never_kills_the_engine() {
+    // Hash 32768 aborted staunton on a 24 GB machine: the allocation failed. Now the table is
+    // halved until it fits and is not touched until used, so this costs no memory here.
+    let mut s = Session::start();
+    s.send("uci");
+    let lines = s.read_until(|l| l == "uciok");
+    let max = lines
+        .iter()
+        .find(|l| l.starts_with("option name Hash "))
+        .and_then(|l| info_value(l, "max"))
+        .expect("a Hash option with a max");
+    s.send(&format!("setoption name Hash value {max}"));
+    s.send("isready");
+    let lines = s.read_until(|l| l == "readyok");
+    // The machine may have that much; if not, the engine says what it took instead.
+    for line in &lines[..lines.len() - 1] {
+        let prefix = format!("info string Hash {max} MB could not be allocated");
+        assert!(line.starts_with(&prefix), "{lines:#?}");
+        let got: u64 = line
+            .rsplit_once("; using ")
+            .and_then(|(_, mb)| mb.strip_suffix(" MB"))
+            .and_then(|mb| mb.parse().ok())
+            .unwrap_or_else(|| panic!("no size in {line}"));
+        assert!(got < max && got.is_power_of_two(), "{line}");
+    }
+    s.send("position startpos");
+    let (lines, _) = s.go("depth 4");
+    assert_legal(arbiter_rules::STARTING_FEN, bestmove(&lines));
+    assert!(
+        s.child.try_wait().expect("try_wait").is_none(),
+        "staunton exited"
+    );
+    // Beyond the maximum is refused by the option itself, as before.
+    s.send(&format!("setoption name Hash value {}", max + 1));
+    let lines = s.read_until(|l| l.starts_with("info string"));
+    assert!(lines
+        .last()
+        .unwrap()
+        .contains("expected a whole number from 1 to 32768"));
+    s.ready();
+}
+
+#[test]
 fn one_legal_move_is_answered_quickly() {
     let mut s = Session::start();
     // Kxb2 is the only legal move.

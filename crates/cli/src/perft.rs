@@ -29,13 +29,21 @@ pub fn run(args: &PerftArgs) -> anyhow::Result<ExitCode> {
     let start = Instant::now();
     let mut out = std::io::stdout().lock();
     let nodes = if args.divide {
-        let mut total = 0;
-        for (mv, count) in perft::divide(&pos, args.depth) {
-            writeln!(out, "{}: {count}", uci::move_to_uci(Some(mv)))?;
-            total += count;
+        // Depth 0 is the position itself: one leaf, and no move below the root to divide by.
+        let moves = if args.depth == 0 {
+            Vec::new()
+        } else {
+            perft::divide(&pos, args.depth)
+        };
+        for (mv, count) in &moves {
+            writeln!(out, "{}: {count}", uci::move_to_uci(Some(*mv)))?;
         }
         writeln!(out)?;
-        total
+        if moves.is_empty() {
+            perft::perft(&pos, args.depth)
+        } else {
+            moves.iter().map(|(_, count)| count).sum()
+        }
     } else {
         perft::perft(&pos, args.depth)
     };

@@ -6,8 +6,8 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 use arbiter_stats::{
-    estimate, EloModel, Pentanomial, Sample, Sprt, SprtCalculator, SprtState, Trinomial,
-    WaldBounds, DEFAULT_DRAW_RATIO, DEFAULT_RMS_BIAS,
+    estimate, EloModel, Pentanomial, Sample, Sprt, SprtCalculator, SprtState, StatsError,
+    Trinomial, WaldBounds, DEFAULT_DRAW_RATIO, DEFAULT_RMS_BIAS,
 };
 use serde_json::{json, Value};
 
@@ -111,7 +111,7 @@ pub fn run(args: &SprtArgs) -> anyhow::Result<ExitCode> {
         return expect(args);
     }
     let sample = sample(args)?;
-    let wald = WaldBounds::new(args.alpha, args.beta).context("--alpha/--beta")?;
+    let wald = WaldBounds::new(args.alpha, args.beta).map_err(naming_the_flag)?;
     let sprt = sprt(args)?;
     let report = Report::new(&sample, sprt.as_ref(), wald)?;
     if args.json {
@@ -127,17 +127,43 @@ pub fn run(args: &SprtArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn sample(args: &SprtArgs) -> anyhow::Result<Sample> {
-    if let Some(penta) = args.penta {
-        return Ok(Sample::from(penta));
-    }
-    if args.wins.is_none() && args.draws.is_none() && args.losses.is_none() {
-        bail!("give the counts: --penta LL,LD,DD,DW,WW or --wins W --draws D --losses L (or --expect for the calculator)");
-    }
-    Ok(Sample::from(Trinomial::from_wdl(
-        args.wins.unwrap_or(0),
-        args.draws.unwrap_or(0),
-        args.losses.unwrap_or(0),
-    )))
+    let (sample, flags) = if let Some(penta) = args.penta {
+        (Sample::from(penta), "--penta")
+    } else {
+        if args.wins.is_none() && args.draws.is_none() && args.losses.is_none() {
+            bail!("give the counts: --penta LL,LD,DD,DW,WW or --wins W --draws D --losses L (or --expect for the calculator)");
+        }
+        let trinomial = Trinomial::from_wdl(
+            args.wins.unwrap_or(0),
+            args.draws.unwrap_or(0),
+            args.losses.unwrap_or(0),
+        );
+        (Sample::from(trinomial), "--wins/--draws/--losses")
+    };
+    // Before anything is printed: the totals printed must be the totals computed with.
+    sample.check().context(flags)?;
+    Ok(sample)
+}
+
+/// A design error as `--flag: what was wrong`, so that the message says what to change.
+fn naming_the_flag(err: StatsError) -> anyhow::Error {
+    let flag = match &err {
+        StatsError::ErrorRate { name: "alpha", .. } => "--alpha",
+        StatsError::ErrorRate { name: "beta", .. } => "--beta",
+        StatsError::ErrorRatesSum { .. } => "--alpha/--beta",
+        StatsError::NotFinite { name, .. } | StatsError::EloRange { name, .. } => match *name {
+            "elo0" => "--elo0",
+            "elo1" => "--elo1",
+            _ => "--elo",
+        },
+        StatsError::HypothesesOrder { .. } | StatsError::ScoreOutOfRange { .. } => "--elo0/--elo1",
+        StatsError::DrawRatio(_) => "--draw-ratio",
+        StatsError::RmsBias(_) => "--rms-bias",
+        StatsError::NoVariance { .. } => "--draw-ratio/--rms-bias",
+        StatsError::BayesEloNeedsTrinomial => "--model",
+        _ => "the counts",
+    };
+    anyhow::Error::new(err).context(flag)
 }
 
 /// The test design, if bounds were given.
@@ -145,7 +171,7 @@ fn sprt(args: &SprtArgs) -> anyhow::Result<Option<Sprt>> {
     match (args.elo0, args.elo1) {
         (Some(elo0), Some(elo1)) => Ok(Some(
             Sprt::new(args.alpha, args.beta, elo0, elo1, args.model.into())
-                .context("--elo0/--elo1/--alpha/--beta")?,
+                .map_err(naming_the_flag)?,
         )),
         _ => Ok(None),
     }
@@ -173,9 +199,12 @@ impl Report {
         };
         let (status, logistic_bounds, sprt_elo) = match sprt {
             Some(sprt) => {
-                let status = sprt
-                    .status(sample)
-                    .with_context(|| format!("the SPRT's LLR (--model {})", sprt.model()))?;
+                let status = sprt.status(sample).with_context(|| {
+                    format!(
+                        "the SPRT's LLR of these counts for --elo0/--elo1 (--model {})",
+                        sprt.model()
+                    )
+                })?;
                 // The SPRT-aware estimate is extra information: if it has no answer for an
                 // extreme sample, say so and still report the verdict.
                 let sprt_elo = sprt
@@ -222,10 +251,11 @@ impl Report {
             }
             Sample::Pentanomial(p) => {
                 println!(
-                    "LOS: {:.2} %, PairDrawRatio: {:.2} %, PairsRatio: {:.2}",
+                    "LOS: {:.2} %, PairDrawRatio: {:.2} %, PairsRatio: {}",
                     100.0 * self.elo.los,
                     100.0 * self.draw_ratio,
                     estimate::pairs_ratio(p)
+                        .map_or_else(|| "n/a (no pair lost)".to_owned(), |r| format!("{r:.2}"))
                 );
                 println!(
                     "Games: {}, Pairs: {}, Points: {:.1} ({:.2} %)",
@@ -324,9 +354,8 @@ fn expect(args: &SprtArgs) -> anyhow::Result<ExitCode> {
     };
     let draw_ratio = args.draw_ratio.unwrap_or(DEFAULT_DRAW_RATIO);
     let rms_bias = args.rms_bias.unwrap_or(DEFAULT_RMS_BIAS);
-    let calculator =
-        SprtCalculator::new(&sprt, draw_ratio, rms_bias).context("--draw-ratio/--rms-bias")?;
-    let point = calculator.at(elo).context("--elo")?;
+    let calculator = SprtCalculator::new(&sprt, draw_ratio, rms_bias).map_err(naming_the_flag)?;
+    let point = calculator.at(elo).map_err(naming_the_flag)?;
     let (e0, e1) = calculator.logistic_bounds();
     if args.json {
         let out = json!({

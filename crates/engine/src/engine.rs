@@ -26,13 +26,17 @@ pub struct Engine {
     tt: TranspositionTable,
     heur: Box<Heuristics>,
     pv: Box<PvTable>,
-    hash_mb: usize,
 }
 
 impl Engine {
     /// An engine with `params` and a hash table of `hash_mb` MiB (0: a minimal 64 KiB table,
     /// for running very many instances at once). Parameters are used as given; check them
     /// with [`Params::validate`] if they come from outside.
+    ///
+    /// Never aborts on a size it cannot have: above [`MAX_HASH_MB`](crate::MAX_HASH_MB), or
+    /// beyond the memory available, the table is halved until it fits, and
+    /// [`Engine::hash_mb`] is the size obtained. A caller that must not run with less than it
+    /// asked compares the two.
     pub fn new(params: Params, hash_mb: usize) -> Engine {
         Engine {
             eval: Evaluator::new(&params),
@@ -41,7 +45,6 @@ impl Engine {
             tt: TranspositionTable::new(hash_mb),
             heur: Heuristics::new(),
             pv: PvTable::new(),
-            hash_mb,
         }
     }
 
@@ -52,14 +55,18 @@ impl Engine {
         self.heur.clear();
     }
 
-    /// Reallocates the hash table (empty) with `mb` MiB.
-    pub fn set_hash(&mut self, mb: usize) {
+    /// Reallocates the hash table (empty) with `mb` MiB, or less if that cannot be had (as in
+    /// [`Engine::new`]); returns the size obtained.
+    pub fn set_hash(&mut self, mb: usize) -> usize {
+        // The old table goes first, so that its memory can serve the new one.
+        self.tt = TranspositionTable::new(0);
         self.tt = TranspositionTable::new(mb);
-        self.hash_mb = mb;
+        self.tt.mb()
     }
 
+    /// The hash table's size in MiB: what was asked, or less if it could not be had.
     pub fn hash_mb(&self) -> usize {
-        self.hash_mb
+        self.tt.mb()
     }
 
     pub fn params(&self) -> &Params {

@@ -21,7 +21,9 @@
 //! assert!(result.best_move.is_some());
 //! ```
 //!
-//! - [`Engine::new`]`(params, hash_mb)`; [`Engine::new_game`] (what `ucinewgame` does: clears
+//! - [`Engine::new`]`(params, hash_mb)` (a size above [`MAX_HASH_MB`] or beyond the memory
+//!   available is halved until it fits: [`Engine::hash_mb`] says what was obtained);
+//!   [`Engine::new_game`] (what `ucinewgame` does: clears
 //!   the hash table and move-ordering memory); [`Engine::set_hash`]; [`Engine::params`] /
 //!   [`Engine::set_params`]; [`Engine::evaluate`] (static eval, side to move's view).
 //! - [`Engine::search`]`(history, limits, stop, on_info) -> SearchResult` searches the last
@@ -59,3 +61,4 @@ pub use engine::{Engine, DEFAULT_HASH_MB};
 pub use params::{ParamError, ParamSpec, Params, PARAMS};
 pub use search::{Score, SearchInfo, SearchResult};
 pub use timeman::{ClockLimits, Limits};
+pub use tt::MAX_HASH_MB;

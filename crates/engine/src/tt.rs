@@ -1,7 +1,16 @@
 //! Transposition table: what earlier searches learned about positions, by Zobrist key.
 //!
 //! One flat array of 12-byte entries, allocated once when the size is set and cleared by a new
-//! game. Each entry keeps the upper 32 bits of the key (the index comes from the rest), the
+//! game.
+//!
+//! A size that cannot be had never aborts the engine (an allocation failure in Rust is an
+//! abort, which a GUI sees as a crash): the table halves the request until it fits, as
+//! engines do, and [`TranspositionTable::mb`] says what it got. "Fits" means two things. The
+//! allocator must grant it, and on Linux the size must not exceed `MemAvailable` in
+//! `/proc/meminfo`: with overcommit the kernel grants far more than it has, and the table would
+//! be killed by the OOM killer later, when `ucinewgame` clears it or the search fills it. The
+//! memory comes zeroed from the allocator (fresh pages the kernel maps on first touch), so
+//! setting a large Hash costs nothing until the table is used. Each entry keeps the upper 32 bits of the key (the index comes from the rest), the
 //! best move in 16 bits, the score, the static evaluation, the depth and the bound. Mate
 //! scores are stored relative to the node (distance from the node, not from the root) and
 //! converted back by ply on the way out. Replacement prefers new generations and deeper
@@ -79,22 +88,39 @@ impl PackedMove {
 }
 
 const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
+// No padding: an all-zero `Entry` is made of initialised integers only (see `zeroed_entries`).
+const _: () = assert!(ENTRY_BYTES == 4 + 2 + 2 + 2 + 1 + 1);
+
+/// The largest table the UCI `Hash` option offers, in MiB (and the most [`TranspositionTable::new`]
+/// gives in process).
+pub const MAX_HASH_MB: usize = 32_768;
 
 /// The table. Not shared between threads: each engine instance owns one.
 pub struct TranspositionTable {
     entries: Vec<Entry>,
     generation: u8,
+    /// The size obtained, in MiB (0 for the minimal table).
+    mb: usize,
 }
 
 impl TranspositionTable {
     /// A table of `mb` mebibytes; 0 gives a minimal table of 64 KiB, for cheap instances.
+    /// Above [`MAX_HASH_MB`], or beyond what the machine can give, the size is halved until it
+    /// fits (see the module documentation); [`TranspositionTable::mb`] is the size obtained.
     pub fn new(mb: usize) -> TranspositionTable {
-        let bytes = if mb == 0 { 64 << 10 } else { mb << 20 };
-        let len = (bytes / ENTRY_BYTES).max(1);
+        let (mb, entries) = largest_that_fits(mb.min(MAX_HASH_MB), available_memory_mb(), |mb| {
+            zeroed_entries(entries_in(mb))
+        });
         TranspositionTable {
-            entries: vec![Entry::default(); len],
+            entries,
             generation: 0,
+            mb,
         }
+    }
+
+    /// The size obtained, in MiB: the request, or less if it could not be had.
+    pub fn mb(&self) -> usize {
+        self.mb
     }
 
     pub fn clear(&mut self) {
@@ -192,6 +218,62 @@ impl TranspositionTable {
     }
 }
 
+/// Entries in a table of `mb` MiB (0: the minimal 64 KiB).
+fn entries_in(mb: usize) -> usize {
+    let bytes = if mb == 0 { 64 << 10 } else { mb << 20 };
+    (bytes / ENTRY_BYTES).max(1)
+}
+
+/// `mb`, halved while it exceeds `available` MiB or `allocate` refuses it, down to 0 (the
+/// minimal table, which is taken from `allocate` too and must not be refused).
+fn largest_that_fits<T>(
+    mut mb: usize,
+    available: Option<usize>,
+    mut allocate: impl FnMut(usize) -> Option<T>,
+) -> (usize, T) {
+    if let Some(available) = available {
+        while mb > available {
+            mb /= 2;
+        }
+    }
+    loop {
+        if let Some(table) = allocate(mb) {
+            return (mb, table);
+        }
+        assert!(
+            mb > 0,
+            "the minimal 64 KiB hash table could not be allocated"
+        );
+        mb /= 2;
+    }
+}
+
+/// `len` empty entries, or `None` if the allocator refuses (instead of aborting, as
+/// `vec![Entry::default(); len]` would, after writing every entry and so touching every page).
+fn zeroed_entries(len: usize) -> Option<Vec<Entry>> {
+    let layout = std::alloc::Layout::array::<Entry>(len).ok()?;
+    if len == 0 {
+        return Some(Vec::new());
+    }
+    // SAFETY: `layout` has a non-zero size, as `alloc_zeroed` requires. A null pointer is a
+    // refusal. Otherwise the block holds `len` zeroed `Entry`s, and zero bytes are a valid
+    // `Entry` (`Entry::default()`: integers only, no padding, asserted above). It comes from the
+    // global allocator with the layout of `[Entry; len]`, which is exactly what a `Vec<Entry>`
+    // of capacity `len` frees it with.
+    unsafe {
+        let ptr = std::alloc::alloc_zeroed(layout).cast::<Entry>();
+        (!ptr.is_null()).then(|| Vec::from_raw_parts(ptr, len, len))
+    }
+}
+
+/// `MemAvailable` of `/proc/meminfo` in MiB, on Linux; `None` where it cannot be read.
+pub fn available_memory_mb() -> Option<usize> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib >> 10)
+}
+
 /// Mate scores count plies from the root; in the table they count from the node.
 fn score_to_tt(score: i32, ply: usize) -> i32 {
     if score >= MATE_BOUND {
@@ -233,6 +315,34 @@ mod tests {
         );
         tt.clear();
         assert!(tt.probe(key, 0).is_none());
+    }
+
+    #[test]
+    fn a_size_that_cannot_be_had_is_halved_until_it_fits() {
+        // An allocator that grants at most 3000 MiB.
+        let grants = |mb: usize| (mb <= 3000).then_some(mb);
+        assert_eq!(largest_that_fits(32_768, None, grants), (2048, 2048));
+        assert_eq!(largest_that_fits(2000, None, grants), (2000, 2000));
+        // Less memory available than the allocator would grant: the smaller limit wins.
+        assert_eq!(largest_that_fits(32_768, Some(1500), grants), (1024, 1024));
+        // Nothing available at all still gives the minimal table.
+        assert_eq!(largest_that_fits(64, Some(0), grants), (0, 0));
+        let refuses_all_but_minimal = |mb: usize| (mb == 0).then_some(());
+        assert_eq!(largest_that_fits(5, None, refuses_all_but_minimal).0, 0);
+    }
+
+    #[test]
+    fn the_table_says_what_it_got_and_never_exceeds_the_maximum() {
+        assert_eq!(TranspositionTable::new(1).mb(), 1);
+        assert_eq!(TranspositionTable::new(0).mb(), 0);
+        assert_eq!(TranspositionTable::new(0).entries.len(), (64 << 10) / 12);
+        // usize::MAX MiB would overflow the byte count: clamped to the maximum, then halved to
+        // what this machine has, without touching the memory.
+        let huge = TranspositionTable::new(usize::MAX);
+        assert!(huge.mb() <= MAX_HASH_MB);
+        assert!(huge.mb().is_power_of_two());
+        assert_eq!(huge.entries.len(), entries_in(huge.mb()));
+        assert!(huge.probe(7, 0).is_none());
     }
 
     #[test]

@@ -21,12 +21,12 @@ use arbiter_rules::Position;
 
 use crate::search::{nps, SearchInfo, SearchResult};
 use crate::timeman::{ClockLimits, Limits, DEFAULT_MOVE_OVERHEAD};
-use crate::{Engine, Params, DEFAULT_HASH_MB};
+use crate::tt::available_memory_mb;
+use crate::{Engine, Params, DEFAULT_HASH_MB, MAX_HASH_MB};
 
 /// Where UCI output goes; shared by the input and search threads, one whole line at a time.
 pub type Output = Arc<Mutex<dyn Write + Send>>;
 
-const MAX_HASH_MB: usize = 32_768;
 const MAX_MOVE_OVERHEAD_MS: u64 = 5_000;
 
 fn send(out: &Output, line: &str) {
@@ -181,7 +181,21 @@ fn search_thread(params: Params, inbox: Receiver<Job>, pending: &AtomicUsize, ou
                 pending.fetch_sub(1, Ordering::SeqCst);
             }
             Job::NewGame => engine.new_game(),
-            Job::SetHash(mb) => engine.set_hash(mb),
+            Job::SetHash(mb) => {
+                let got = engine.set_hash(mb);
+                if got < mb {
+                    let available = available_memory_mb()
+                        .map(|a| format!(" ({a} MB of memory available)"))
+                        .unwrap_or_default();
+                    send(
+                        out,
+                        &format!(
+                            "info string Hash {mb} MB could not be allocated{available}; \
+                             using {got} MB"
+                        ),
+                    );
+                }
+            }
             Job::SetParams(params) => engine.set_params(params),
             Job::Ready => send(out, "readyok"),
             Job::Eval(pos) => send(
@@ -336,7 +350,11 @@ impl State {
         Vec::new()
     }
 
-    /// `go ...`: every limit the protocol defines; bad values are reported and skipped.
+    /// `go ...`: every limit the protocol defines. Unknown tokens are reported and skipped. A
+    /// limit whose value is missing or not a number is reported and taken as 0, its tightest
+    /// (depth 1, no time left, 1 node ...), the way C++'s `>>` leaves 0 behind in Stockfish's
+    /// parser: a malformed limit must never turn into no limit, which would search until a
+    /// `stop` the GUI has no reason to send, and the GUI still gets its `bestmove`.
     fn parse_go(&self, args: &[&str], out: &Output) -> Limits {
         let mut limits = Limits {
             move_overhead: self.move_overhead,
@@ -362,10 +380,29 @@ impl State {
                     | "mate"
             );
             if takes_number {
-                i += 1;
-                let Some(n) = args.get(i).and_then(|t| t.parse::<i64>().ok()) else {
-                    complain(format!("expected a number after {key}"));
-                    continue;
+                let value = args.get(i + 1).copied();
+                let n = match value.and_then(parse_integer) {
+                    Some(n) => {
+                        i += 2;
+                        n
+                    }
+                    None => {
+                        // The bad value is skipped, unless it is the next keyword.
+                        let found = match value {
+                            Some(v) if !GO_KEYWORDS.contains(&v) => {
+                                i += 2;
+                                format!("found {v:?}")
+                            }
+                            _ => {
+                                i += 1;
+                                "found none".to_owned()
+                            }
+                        };
+                        complain(format!(
+                            "expected a number after {key}, {found}; taking {key} 0"
+                        ));
+                        0
+                    }
                 };
                 let ms = Duration::from_millis(n.max(0) as u64);
                 let count = n.max(0) as u64;
@@ -390,7 +427,6 @@ impl State {
                     }
                     _ => unreachable!(),
                 }
-                i += 1;
                 continue;
             }
             match key {
@@ -415,6 +451,38 @@ impl State {
         }
         limits
     }
+}
+
+/// Every keyword of `go`: a value that is one of them was missing, not malformed.
+const GO_KEYWORDS: &[&str] = &[
+    "wtime",
+    "btime",
+    "winc",
+    "binc",
+    "movestogo",
+    "movetime",
+    "depth",
+    "nodes",
+    "mate",
+    "infinite",
+    "ponder",
+    "searchmoves",
+];
+
+/// A whole number of `go`; digits beyond `i64` saturate (a clock of 10^20 ms is just long).
+fn parse_integer(token: &str) -> Option<i64> {
+    if let Ok(n) = token.parse::<i64>() {
+        return Some(n);
+    }
+    let (negative, digits) = match token.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, token.strip_prefix('+').unwrap_or(token)),
+    };
+    (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())).then_some(if negative {
+        i64::MIN
+    } else {
+        i64::MAX
+    })
 }
 
 /// `position startpos|fen <fen> [moves ...]` as the full game history.
@@ -463,6 +531,43 @@ mod tests {
             .collect();
         let h = parse_position(&args).unwrap();
         assert_eq!(h[1].fen(), "4k3/8/8/8/8/8/8/5RK1 b - - 1 1");
+    }
+
+    #[test]
+    fn go_numbers_saturate_and_refuse_what_is_not_one() {
+        assert_eq!(parse_integer("42"), Some(42));
+        assert_eq!(parse_integer("-7"), Some(-7));
+        assert_eq!(parse_integer("99999999999999999999"), Some(i64::MAX));
+        assert_eq!(parse_integer("-99999999999999999999"), Some(i64::MIN));
+        for bad in ["abc", "", "-", "1.5", "12abc", "0x10"] {
+            assert_eq!(parse_integer(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_malformed_go_limit_is_its_tightest_never_none() {
+        let state = State {
+            params: Params::default(),
+            hash_mb: DEFAULT_HASH_MB,
+            move_overhead: DEFAULT_MOVE_OVERHEAD,
+            history: vec![Position::starting()],
+        };
+        let out: Output = Arc::new(Mutex::new(Vec::<u8>::new()));
+        let go = |line: &str| state.parse_go(&line.split_whitespace().collect::<Vec<_>>(), &out);
+        assert_eq!(go("depth abc").depth, Some(1));
+        assert_eq!(go("nodes x").nodes, Some(1));
+        assert_eq!(go("movetime soon").movetime, Some(Duration::ZERO));
+        // A missing value before the next keyword: that keyword still counts.
+        let limits = go("depth nodes 500");
+        assert_eq!((limits.depth, limits.nodes), (Some(1), Some(500)));
+        let limits = go("wtime abc btime 1000");
+        let clock = limits.clock.expect("a clock");
+        assert_eq!(
+            (clock.wtime, clock.btime),
+            (Duration::ZERO, Duration::from_secs(1))
+        );
+        assert_eq!(go("depth").depth, Some(1));
+        assert_eq!(go("depth 99999999999999999999").depth, Some(1000));
     }
 
     #[test]

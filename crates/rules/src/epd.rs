@@ -30,9 +30,12 @@ pub enum EpdError {
 
 impl Epd {
     /// Reads one EPD line. The `hmvc` and `fmvn` operations set the move counters, and a
-    /// full six-field FEN is accepted too (many opening books are written that way).
+    /// full six-field FEN is accepted too (many opening books are written that way). A leading
+    /// byte order mark is skipped, as [`crate::pgn::PgnReader`] skips one: editors on Windows
+    /// write it at the start of a file, so it arrives in front of the first line.
     pub fn parse(line: &str) -> Result<Epd, EpdError> {
         let line = line.trim();
+        let line = line.strip_prefix('\u{feff}').unwrap_or(line).trim_start();
         let mut fields = Vec::with_capacity(4);
         let mut rest = line;
         for _ in 0..4 {

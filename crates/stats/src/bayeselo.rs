@@ -63,10 +63,9 @@ pub fn llr_legacy(trinomial: &Trinomial, belo0: f64, belo1: f64) -> Result<f64, 
 }
 
 fn regularized_frequencies(trinomial: &Trinomial) -> Result<[f64; 3], StatsError> {
-    if trinomial.games() == 0 {
-        return Err(StatsError::NoGames);
-    }
-    let counts = Sample::from(*trinomial).regularized();
+    let sample = Sample::from(*trinomial);
+    sample.check()?;
+    let counts = sample.regularized();
     let n: f64 = counts.iter().sum();
     Ok([counts[0] / n, counts[1] / n, counts[2] / n])
 }

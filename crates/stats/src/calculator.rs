@@ -5,7 +5,7 @@
 //! bounds before spending the games.
 
 use crate::bayeselo;
-use crate::elo::{elo_from_score_unclamped, score_from_elo, NELO_PER_T};
+use crate::elo::{check_elo, elo_from_score_unclamped, score_from_elo, NELO_PER_T};
 use crate::estimate::calculator_variance;
 use crate::sprt::{EloModel, Sprt, WaldBounds};
 use crate::StatsError;
@@ -56,6 +56,17 @@ impl SprtCalculator {
                 )
             }
         };
+        // NaN fails this too; equal scores would divide the drift by zero.
+        if !(0.0 < score0 && score0 < score1 && score1 < 1.0) {
+            return Err(StatsError::ScoreOutOfRange {
+                elo0: sprt.elo0(),
+                elo1: sprt.elo1(),
+                score0,
+                score1,
+                draw_ratio,
+                rms_bias,
+            });
+        }
         Ok(SprtCalculator {
             score0,
             score1,
@@ -74,12 +85,7 @@ impl SprtCalculator {
 
     /// Pass probability and expected games at true logistic Elo `elo`.
     pub fn at(&self, elo: f64) -> Result<OperatingPoint, StatsError> {
-        if !elo.is_finite() {
-            return Err(StatsError::NotFinite {
-                name: "elo",
-                value: elo,
-            });
-        }
+        check_elo("elo", elo)?;
         let (a, b) = (self.bounds.lower, self.bounds.upper);
         let w2 = (self.score1 - self.score0).powi(2) / self.variance;
         // Drift of the LLR in units of half its variance.
@@ -150,6 +156,29 @@ mod tests {
         let weak = calc.at(-400.0).unwrap();
         assert_eq!(weak.pass_probability, 0.0);
         assert!(weak.expected_games.is_finite() && weak.expected_games > 0.0);
+    }
+
+    #[test]
+    fn bounds_beyond_a_score_and_bad_biases_are_errors() {
+        // <0, 1000> normalized Elo at the default draw ratio and bias is a score above 1: it
+        // printed NaN logistic bounds before.
+        let wide = Sprt::new(0.05, 0.05, 0.0, 1000.0, EloModel::Normalized).unwrap();
+        assert!(matches!(
+            SprtCalculator::new(&wide, DEFAULT_DRAW_RATIO, DEFAULT_RMS_BIAS),
+            Err(StatsError::ScoreOutOfRange { .. })
+        ));
+        let sprt = Sprt::new(0.05, 0.05, 0.0, 2.0, EloModel::Normalized).unwrap();
+        for bias in [-1.0, f64::NAN, f64::INFINITY] {
+            assert!(matches!(
+                SprtCalculator::new(&sprt, 0.5, bias),
+                Err(StatsError::RmsBias(_))
+            ));
+        }
+        let calc = SprtCalculator::new(&sprt, 0.5, 0.0).unwrap();
+        assert!(matches!(
+            calc.at(1e300),
+            Err(StatsError::EloRange { name: "elo", .. })
+        ));
     }
 
     #[test]

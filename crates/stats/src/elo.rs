@@ -2,9 +2,27 @@
 
 use statrs::distribution::{ContinuousCDF, Normal};
 
+use crate::StatsError;
+
 /// Normalized Elo per unit of normalized t-value, `800 / ln 10`: with it, nElo equals logistic Elo
 /// for small differences when no game is drawn (fishtest's `nelo_divided_by_nt`).
 pub const NELO_PER_T: f64 = 800.0 / std::f64::consts::LN_10;
+
+/// The widest Elo difference (logistic, normalized or BayesElo) a hypothesis or a true Elo may
+/// state: 1000 Elo is a 99.7 % score. fishtest's SPRT-aware estimate gives up at the same
+/// distance, and `L(elo)` rounds to exactly 1 in `f64` not far beyond (about 6400 Elo).
+pub const MAX_ELO: f64 = 1000.0;
+
+/// An Elo given as input: finite and within ±[`MAX_ELO`].
+pub(crate) fn check_elo(name: &'static str, value: f64) -> Result<(), StatsError> {
+    if !value.is_finite() {
+        return Err(StatsError::NotFinite { name, value });
+    }
+    if value.abs() > MAX_ELO {
+        return Err(StatsError::EloRange { name, value });
+    }
+    Ok(())
+}
 
 /// The clamp fishtest's `stat_util.elo` applies before inverting the logistic: it keeps a sample
 /// of all wins at about +1200 Elo instead of infinity.

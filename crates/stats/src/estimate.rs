@@ -101,17 +101,17 @@ pub fn pair_draw_ratio(pentanomial: &Pentanomial) -> Result<f64, StatsError> {
 }
 
 fn regularized_share(sample: &Sample, bucket: usize) -> Result<f64, StatsError> {
-    if sample.entries() == 0 {
-        return Err(StatsError::NoGames);
-    }
+    sample.check()?;
     let counts = sample.regularized();
     Ok(counts[bucket] / counts.iter().sum::<f64>())
 }
 
-/// Pairs won over pairs lost, `(DW + WW) / (LL + LD)`; infinite when none was lost, NaN when
-/// none was won or lost, as fishtest and fastchess show it.
-pub fn pairs_ratio(pentanomial: &Pentanomial) -> f64 {
-    (pentanomial.dw + pentanomial.ww) as f64 / (pentanomial.ll + pentanomial.ld) as f64
+/// Pairs won over pairs lost, `(DW + WW) / (LL + LD)`; `None` when no pair was lost, where
+/// fishtest and fastchess print `inf` or `nan`: arbiter never prints a number that is not one.
+pub fn pairs_ratio(pentanomial: &Pentanomial) -> Option<f64> {
+    let lost = pentanomial.ll as f64 + pentanomial.ld as f64;
+    let won = pentanomial.dw as f64 + pentanomial.ww as f64;
+    (lost > 0.0).then(|| won / lost)
 }
 
 /// How unbalanced the openings are: the root-mean-square shift of a game's expected score caused
@@ -133,11 +133,10 @@ pub(crate) fn calculator_variance(draw_ratio: f64, rms_bias: f64) -> Result<f64,
     if !(0.0..1.0).contains(&draw_ratio) {
         return Err(StatsError::DrawRatio(draw_ratio));
     }
-    if !rms_bias.is_finite() {
-        return Err(StatsError::NotFinite {
-            name: "rms_bias",
-            value: rms_bias,
-        });
+    // Finite and non-negative: a root-mean-square is never negative, and a negative one
+    // "working" only because it is squared would hide a sign mistake in the user's input.
+    if !(rms_bias.is_finite() && rms_bias >= 0.0) {
+        return Err(StatsError::RmsBias(rms_bias));
     }
     let variance = (1.0 - draw_ratio) / 4.0 - (score_from_elo(rms_bias) - 0.5).powi(2);
     if variance <= 0.0 {

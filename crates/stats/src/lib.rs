@@ -38,8 +38,9 @@
 //! # Numerics
 //!
 //! Every root is found by a bracketed Brent search with an iteration cap; impossible inputs
-//! (elo0 >= elo1, α or β outside (0, 1), α + β >= 1, no games) and samples that have no answer
-//! are a [`StatsError`], never a NaN or a panic.
+//! (elo0 >= elo1, an Elo beyond ±[`MAX_ELO`], α or β outside (0, 1), α + β >= 1, no games,
+//! more than [`MAX_GAMES`] games) and samples that have no answer are a [`StatsError`], never
+//! a NaN, an infinity or a panic.
 //!
 //! # Where arbiter departs from fishtest, and why
 //!
@@ -64,9 +65,10 @@ mod sprt;
 mod sprt_elo;
 
 pub use calculator::{OperatingPoint, SprtCalculator, DEFAULT_DRAW_RATIO, DEFAULT_RMS_BIAS};
+pub use elo::MAX_ELO;
 pub use error::StatsError;
 pub use estimate::{EloEstimate, NormalizedElo};
-pub use results::{Pentanomial, Sample, Trinomial, REGULARIZATION_EPSILON};
+pub use results::{Pentanomial, Sample, Trinomial, MAX_GAMES, REGULARIZATION_EPSILON};
 pub use sprt::{
     EloModel, SequentialSprt, Sprt, SprtState, SprtStatus, UnknownEloModel, WaldBounds,
 };

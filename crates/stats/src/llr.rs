@@ -8,7 +8,7 @@
 //! It is always recomputed from cumulative totals, never accumulated from increments, so a
 //! duplicate or replayed report cannot change it (DESIGN.md, "Exactly once").
 
-use crate::elo::{score_from_elo, NELO_PER_T};
+use crate::elo::{check_elo, score_from_elo, NELO_PER_T};
 use crate::pdf::Pdf;
 use crate::results::Sample;
 use crate::StatsError;
@@ -82,13 +82,10 @@ fn mean_jump(hat: &Pdf, pdf0: &Pdf, pdf1: &Pdf) -> f64 {
         .sum()
 }
 
-/// Hypotheses must be finite and ordered.
+/// Hypotheses must be finite, within ±[`crate::MAX_ELO`] and ordered.
 pub(crate) fn check_hypotheses(elo0: f64, elo1: f64) -> Result<(), StatsError> {
-    for (name, value) in [("elo0", elo0), ("elo1", elo1)] {
-        if !value.is_finite() {
-            return Err(StatsError::NotFinite { name, value });
-        }
-    }
+    check_elo("elo0", elo0)?;
+    check_elo("elo1", elo1)?;
     if elo0 >= elo1 {
         return Err(StatsError::HypothesesOrder { elo0, elo1 });
     }

@@ -8,6 +8,13 @@ use crate::StatsError;
 /// alone; the regularized counts are real numbers.
 pub const REGULARIZATION_EPSILON: f64 = 1e-3;
 
+/// The most games a sample may count: 2^52. Every statistic works on `f64`, which holds every
+/// integer up to 2^53 exactly; a point total counts half points, so the games must stay below
+/// 2^52 for the points too to be exact. Beyond it counts would be rounded silently (and sums of
+/// `u64` counts could overflow), so [`Sample::check`] refuses such a sample. No real test comes
+/// near: fishtest's largest runs are a few million games.
+pub const MAX_GAMES: u64 = 1 << 52;
+
 /// Wins, draws and losses of single games, from the tested engine's side.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Trinomial {
@@ -26,8 +33,11 @@ impl Trinomial {
         }
     }
 
+    /// Saturates instead of overflowing; [`Sample::check`] refuses counts that large.
     pub fn games(&self) -> u64 {
-        self.losses + self.draws + self.wins
+        self.counts()
+            .iter()
+            .fold(0, |sum, &n| sum.saturating_add(n))
     }
 
     /// Counts ordered by score: `[L, D, W]`.
@@ -77,12 +87,16 @@ impl Pentanomial {
         [self.ll, self.ld, self.dd_wl, self.dw, self.ww]
     }
 
+    /// Saturates instead of overflowing; [`Sample::check`] refuses counts that large.
     pub fn pairs(&self) -> u64 {
-        self.counts().iter().sum()
+        self.counts()
+            .iter()
+            .fold(0, |sum, &n| sum.saturating_add(n))
     }
 
+    /// Saturates instead of overflowing; [`Sample::check`] refuses counts that large.
     pub fn games(&self) -> u64 {
-        2 * self.pairs()
+        self.pairs().saturating_mul(2)
     }
 
     /// Points scored over all games of all pairs.
@@ -135,10 +149,29 @@ impl Sample {
         }
     }
 
-    /// Entries counted: games for trinomial data, pairs for pentanomial data.
+    /// Entries counted: games for trinomial data, pairs for pentanomial data. Saturates
+    /// instead of overflowing; [`Sample::check`] refuses counts that large.
     pub fn entries(&self) -> u64 {
         let (counts, len) = self.raw();
-        counts[..len].iter().sum()
+        counts[..len]
+            .iter()
+            .fold(0, |sum, &n| sum.saturating_add(n))
+    }
+
+    /// Whether every statistic can be computed on this sample: at least one game and at most
+    /// [`MAX_GAMES`]. Every statistic of this crate asks this first; a caller that prints the
+    /// counts before any statistic should too.
+    pub fn check(&self) -> Result<(), StatsError> {
+        let (counts, len) = self.raw();
+        let entries: u128 = counts[..len].iter().map(|&n| u128::from(n)).sum();
+        let games = entries * self.games_per_entry() as u128;
+        if games == 0 {
+            return Err(StatsError::NoGames);
+        }
+        if games > u128::from(MAX_GAMES) {
+            return Err(StatsError::TooManyGames { games });
+        }
+        Ok(())
     }
 
     pub fn games(&self) -> u64 {
@@ -168,9 +201,7 @@ impl Sample {
     }
 
     pub(crate) fn empirical(&self) -> Result<Empirical, StatsError> {
-        if self.entries() == 0 {
-            return Err(StatsError::NoGames);
-        }
+        self.check()?;
         let (counts, len) = self.raw();
         let mut regularized = [0.0; 5];
         for (r, &n) in regularized.iter_mut().zip(&counts[..len]) {
@@ -213,6 +244,36 @@ mod tests {
     fn regularization_only_touches_zeros() {
         let s = Sample::from(Trinomial::from_wdl(0, 7, 3));
         assert_eq!(s.regularized(), vec![3.0, 7.0, REGULARIZATION_EPSILON]);
+    }
+
+    #[test]
+    fn counts_beyond_max_games_are_refused_without_overflow() {
+        let huge = Trinomial::from_wdl(i64::MAX as u64, i64::MAX as u64, i64::MAX as u64);
+        assert_eq!(huge.games(), u64::MAX);
+        let err = Sample::from(huge).check().unwrap_err();
+        assert_eq!(
+            err,
+            StatsError::TooManyGames {
+                games: 3 * u128::from(i64::MAX as u64)
+            }
+        );
+        let pairs = Pentanomial::from_counts([u64::MAX; 5]);
+        assert_eq!(pairs.games(), u64::MAX);
+        assert!(matches!(
+            Sample::from(pairs).empirical(),
+            Err(StatsError::TooManyGames { .. })
+        ));
+        // The limit itself is allowed; pairs count two games each.
+        assert!(Sample::from(Trinomial::from_wdl(MAX_GAMES, 0, 0))
+            .check()
+            .is_ok());
+        let half = MAX_GAMES / 2;
+        assert!(Sample::from(Pentanomial::from_counts([half, 0, 0, 0, 0]))
+            .check()
+            .is_ok());
+        assert!(Sample::from(Pentanomial::from_counts([half, 1, 0, 0, 0]))
+            .check()
+            .is_err());
     }
 
     #[test]

@@ -85,9 +85,11 @@ impl WaldBounds {
         if alpha + beta >= 1.0 {
             return Err(StatsError::ErrorRatesSum { sum: alpha + beta });
         }
+        // Differences of logarithms, not the logarithm of a quotient: (1 - β)/α overflows to
+        // inf for a subnormal α. The two agree to the last bit or two otherwise.
         Ok(WaldBounds {
-            lower: (beta / (1.0 - alpha)).ln(),
-            upper: ((1.0 - beta) / alpha).ln(),
+            lower: beta.ln() - (-alpha).ln_1p(),
+            upper: (-beta).ln_1p() - alpha.ln(),
         })
     }
 }
@@ -402,6 +404,28 @@ mod tests {
         let b = WaldBounds::new(0.05, 0.05).unwrap();
         assert!((b.upper - 2.944438979).abs() < 1e-9);
         assert!((b.lower + 2.944438979).abs() < 1e-9);
+    }
+
+    #[test]
+    fn tiny_error_rates_give_finite_bounds() {
+        let b = WaldBounds::new(5e-324, 5e-324).unwrap();
+        assert!(b.lower.is_finite() && b.upper.is_finite(), "{b:?}");
+        assert!((b.upper - 744.44).abs() < 0.01);
+    }
+
+    #[test]
+    fn elo_beyond_the_range_is_an_error() {
+        for model in [EloModel::Normalized, EloModel::Logistic, EloModel::BayesElo] {
+            assert!(matches!(
+                Sprt::new(0.05, 0.05, 0.0, 1e6, model),
+                Err(StatsError::EloRange { name: "elo1", .. })
+            ));
+            assert!(matches!(
+                Sprt::new(0.05, 0.05, -1000.5, 0.0, model),
+                Err(StatsError::EloRange { name: "elo0", .. })
+            ));
+            assert!(Sprt::new(0.05, 0.05, -1000.0, 1000.0, model).is_ok());
+        }
     }
 
     #[test]

@@ -17,7 +17,7 @@ use crate::StatsError;
 /// fishtest searches roots on `(elo0 + elo1)/2 ∓ 30 (elo1 - elo0)` first, doubles the bracket on
 /// failure, and gives up at ±1000 Elo by returning the clamp.
 const FIRST_BRACKET: f64 = 30.0;
-const ELO_CLAMP: f64 = 1000.0;
+const ELO_CLAMP: f64 = crate::MAX_ELO;
 /// Doubling from a bracket of at least 30 ulps of anything reaches ±1000 long before this.
 const MAX_DOUBLINGS: usize = 2100;
 
