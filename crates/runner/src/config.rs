@@ -611,7 +611,7 @@ pub const MAX_CONCURRENCY: usize = 4096;
 pub const MAX_PAIRS: u64 = 1 << 40;
 
 /// The in-process staunton's largest hash, the maximum its UCI `Hash` option declares.
-pub const MAX_BUILTIN_HASH_MB: usize = 32_768;
+pub const MAX_BUILTIN_HASH_MB: usize = staunton::MAX_HASH_MB;
 
 /// Longest engine name, in bytes: names go into every result line and PGN tag.
 pub const MAX_NAME_LEN: usize = 256;

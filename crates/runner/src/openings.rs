@@ -306,7 +306,8 @@ fn read_epd(
             reason: e.to_string(),
         })?;
         let text = String::from_utf8_lossy(&line);
-        let text = text.trim();
+        // Editors on Windows start a UTF-8 file with a byte-order mark.
+        let text = text.trim().trim_start_matches('\u{feff}').trim();
         if text.is_empty() || text.starts_with('#') {
             continue;
         }
@@ -521,5 +522,14 @@ mod book_tests {
             ..BookSpec::default()
         })
         .is_err());
+    }
+
+    /// A byte-order mark is accepted in an EPD book as in a PGN one, even before a comment.
+    #[test]
+    fn a_byte_order_mark_is_accepted_in_both_formats() {
+        let epd = file(&format!("\u{feff}{EPD}"), ".epd");
+        assert_eq!(Book::load(&spec(epd.path())).unwrap().len(), 3);
+        let pgn = file("\u{feff}[Event \"x\"]\n\n1. e4 e5 *\n", ".pgn");
+        assert_eq!(Book::load(&spec(pgn.path())).unwrap().len(), 1);
     }
 }
