@@ -660,6 +660,28 @@ fn pgn_date(time: SystemTime) -> String {
 mod tests {
     use super::*;
 
+    /// Both games of every pair the store lacks, in order, and nothing planned ahead.
+    #[test]
+    fn schedule_hands_out_the_missing_pairs_lazily() {
+        let mut schedule = Schedule {
+            pairs: 5,
+            next_pair: 0,
+            second_game_of: None,
+            committed: [1, 3].into_iter().collect(),
+        };
+        let games: Vec<_> = std::iter::from_fn(|| schedule.next_game()).collect();
+        assert_eq!(games, [(0, 0), (0, 1), (2, 0), (2, 1), (4, 0), (4, 1)]);
+        let mut huge = Schedule {
+            pairs: crate::config::MAX_PAIRS,
+            next_pair: 0,
+            second_game_of: None,
+            committed: BTreeSet::new(),
+        };
+        assert_eq!(huge.next_game(), Some((0, 0)));
+        assert_eq!(huge.next_game(), Some((0, 1)));
+        assert_eq!(huge.next_pair, 1, "one pair taken, none planned");
+    }
+
     #[test]
     fn dates() {
         assert_eq!(pgn_date(UNIX_EPOCH), "1970.01.01");
