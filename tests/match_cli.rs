@@ -1,5 +1,5 @@
 //! `arbiter match` through the real binary: both front ends (TOML and the cutechess grammar),
-//! the SPRT stopping the run with the exit codes DESIGN.md gives CI, and configuration errors.
+//! the SPRT stopping the run with the exit codes ARCHITECTURE.md gives CI, and configuration errors.
 
 use std::process::{Command, Output};
 

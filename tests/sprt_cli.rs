@@ -1,5 +1,5 @@
 //! `arbiter sprt` through the real binary: the JSON fields the issue promises, the summary
-//! layout, and DESIGN.md's exit codes (H1 0, H0 1, continue 3, usage 2).
+//! layout, and ARCHITECTURE.md's exit codes (H1 0, H0 1, continue 3, usage 2).
 
 use std::process::{Command, Output};
 

@@ -50,7 +50,7 @@ fn run_cutechess(args: &[String]) -> ExitCode {
     }
 }
 
-/// Usage and configuration errors exit with 2, as DESIGN.md's exit codes require.
+/// Usage and configuration errors exit with 2, as ARCHITECTURE.md's exit codes require.
 pub const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {

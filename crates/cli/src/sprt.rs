@@ -11,7 +11,7 @@ use arbiter_stats::{
 };
 use serde_json::{json, Value};
 
-/// DESIGN.md's CI exit codes: H1 accepted exits 0 (success), H0 accepted 1, no decision yet 3.
+/// ARCHITECTURE.md's CI exit codes: H1 accepted exits 0 (success), H0 accepted 1, no decision yet 3.
 const EXIT_H0: u8 = 1;
 const EXIT_CONTINUE: u8 = 3;
 

@@ -4,7 +4,7 @@
 //! It exists so that every part of arbiter can be shown end to end on an engine users can
 //! change: the tuner (`tune`) perturbs its [`Params`], the match runner plays it either as a
 //! UCI process (the `staunton` binary) or in process through [`Engine`], and its `bench`
-//! node count is the behavioural signature the fleet checks (see DESIGN.md).
+//! node count is the behavioural signature the fleet checks (see ARCHITECTURE.md).
 //!
 //! # Playing in process
 //!

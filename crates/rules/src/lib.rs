@@ -1,7 +1,7 @@
 //! The rules of chess for arbiter: the referee of every game the harness plays.
 //!
 //! Every move an engine sends is checked here, and every game is ended here: arbiter never
-//! trusts an engine's claim of mate, draw or legality (see DESIGN.md, "Referee is ours"). The
+//! trusts an engine's claim of mate, draw or legality (see ARCHITECTURE.md, "Referee is ours"). The
 //! crate therefore has to be exact, fast enough to be invisible next to the engines, and
 //! impossible to crash from outside: every parser returns an error instead of panicking.
 //!

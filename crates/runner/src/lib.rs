@@ -2,7 +2,7 @@
 //!
 //! It plays many games at once between engines, from opening books, in colour-swapped pairs,
 //! referees them with the rules crate, commits each finished pair to the store, and stops when
-//! the SPRT decides (the "players", "game loop" and "store" steps of DESIGN.md's data path).
+//! the SPRT decides (the "players", "game loop" and "store" steps of ARCHITECTURE.md's data path).
 //!
 //! The layers, bottom up: [`uci`] is the protocol as text (pure functions); [`process`] owns
 //! an engine process and its timing; [`player`] puts UCI engines and in-process engines behind

@@ -1,6 +1,6 @@
 //! Every statistic arbiter reports: Elo, LOS, normalized Elo and the pentanomial GSPRT.
 //!
-//! This crate is the "statistics" step of the data path in DESIGN.md. The match runner asks it
+//! This crate is the "statistics" step of the data path in ARCHITECTURE.md. The match runner asks it
 //! whether to stop, the reports plot what it computes, the tuner and the coordinator read their
 //! verdicts from it, and the `arbiter sprt` command prints it. No other crate computes a
 //! statistic of its own, so one test suite here settles every number a user sees. It does no

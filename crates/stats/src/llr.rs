@@ -6,7 +6,7 @@
 //! `LLR = N · Σ p̂_i (ln p1_i - ln p0_i)`.
 //!
 //! It is always recomputed from cumulative totals, never accumulated from increments, so a
-//! duplicate or replayed report cannot change it (DESIGN.md, "Exactly once").
+//! duplicate or replayed report cannot change it (ARCHITECTURE.md, "Exactly once").
 
 use crate::elo::{check_elo, score_from_elo, NELO_PER_T};
 use crate::pdf::Pdf;

@@ -110,7 +110,7 @@ impl Pentanomial {
 }
 
 /// A sample in either form. Every statistic takes one: the pentanomial form is what arbiter
-/// records (DESIGN.md, "Pairs"), the trinomial form is what older tools and users have.
+/// records (ARCHITECTURE.md, "Pairs"), the trinomial form is what older tools and users have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Sample {
     Trinomial(Trinomial),
