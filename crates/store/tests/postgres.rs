@@ -53,3 +53,75 @@ async fn concurrent_commits_are_all_counted() {
     let rate = common::concurrent_commits_are_all_counted(Arc::new(store().await), 8, 200).await;
     eprintln!("postgres: {rate:.0} commits/s (8 tasks x 200 pairs)");
 }
+
+/// A new, empty schema of the test database, as a URL whose connections use it, and a
+/// connection to drop it with.
+async fn fresh_schema(name: &str) -> (String, sqlx::PgPool, String) {
+    let base = std::env::var(URL_ENV).unwrap_or_else(|_| DEFAULT_URL.to_owned());
+    let admin = sqlx::PgPool::connect(&base).await.expect("connect");
+    let schema = common::unique(name).replace('-', "_");
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE SCHEMA {schema}")))
+        .execute(&admin)
+        .await
+        .unwrap();
+    let separator = if base.contains('?') { '&' } else { '?' };
+    let url = format!("{base}{separator}options=-c%20search_path%3D{schema}");
+    (url, admin, schema)
+}
+
+async fn drop_schema(admin: sqlx::PgPool, schema: &str) {
+    sqlx::query(sqlx::AssertSqlSafe(format!("DROP SCHEMA {schema} CASCADE")))
+        .execute(&admin)
+        .await
+        .unwrap();
+}
+
+#[test]
+fn concurrent_first_opens_of_an_empty_schema_all_succeed() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    for round in 0..3 {
+        let (url, admin, schema) = runtime.block_on(fresh_schema("concurrent_open"));
+        let openers = 6;
+        let barrier = Arc::new(std::sync::Barrier::new(openers));
+        let threads: Vec<_> = (0..openers)
+            .map(|_| {
+                let barrier = Arc::clone(&barrier);
+                let location = Location::parse(&url);
+                std::thread::spawn(move || {
+                    let runtime = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                        .unwrap();
+                    barrier.wait();
+                    runtime.block_on(async {
+                        let store = Store::open(&location).await?;
+                        store.runs().await?;
+                        store.close().await;
+                        Ok::<_, arbiter_store::StoreError>(())
+                    })
+                })
+            })
+            .collect();
+        let failures: Vec<String> = threads
+            .into_iter()
+            .filter_map(|t| t.join().unwrap().err().map(|e| e.to_string()))
+            .collect();
+        runtime.block_on(async {
+            let tables: Vec<String> = sqlx::query_scalar(
+                "SELECT table_name::text FROM information_schema.tables \
+                 WHERE table_schema = $1 ORDER BY 1",
+            )
+            .bind(&schema)
+            .fetch_all(&admin)
+            .await
+            .unwrap();
+            drop_schema(admin, &schema).await;
+            assert!(failures.is_empty(), "round {round}: {failures:#?}");
+            assert_eq!(
+                tables,
+                ["_sqlx_migrations", "games", "pairs", "run_totals", "runs"],
+                "round {round}: the schema in {schema}"
+            );
+        });
+    }
+}

@@ -276,3 +276,43 @@ async fn postgres_urls_need_the_feature() {
         "{message}"
     );
 }
+
+/// Opens `path` from `openers` threads at once, each with its own runtime (as separate processes
+/// would, with separate connections), and returns what each open gave.
+fn open_concurrently(path: &Path, openers: usize) -> Vec<Result<(), StoreError>> {
+    let barrier = Arc::new(std::sync::Barrier::new(openers));
+    let threads: Vec<_> = (0..openers)
+        .map(|_| {
+            let barrier = Arc::clone(&barrier);
+            let location = Location::Sqlite(path.to_owned());
+            std::thread::spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .unwrap();
+                barrier.wait();
+                runtime.block_on(async {
+                    let store = Store::open(&location).await?;
+                    store.runs().await?;
+                    store.close().await;
+                    Ok(())
+                })
+            })
+        })
+        .collect();
+    threads.into_iter().map(|t| t.join().unwrap()).collect()
+}
+
+#[test]
+fn concurrent_first_opens_of_a_new_file_all_succeed() {
+    for round in 0..5 {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("arbiter.db");
+        let results = open_concurrently(&path, 8);
+        let failures: Vec<String> = results
+            .iter()
+            .filter_map(|r| r.as_ref().err().map(|e| e.to_string()))
+            .collect();
+        assert!(failures.is_empty(), "round {round}: {failures:#?}");
+    }
+}
