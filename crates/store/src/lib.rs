@@ -102,6 +102,7 @@ mod model;
 #[cfg(feature = "postgres")]
 mod postgres;
 mod repo;
+mod run_lock;
 mod sqlite;
 
 use std::collections::BTreeSet;
@@ -114,6 +115,7 @@ pub use model::{
     Committed, GameResult, GameRow, PairRecord, PairTally, ParseGameResultError, Run, RunId,
     RunSpec, RunState, StoredGame, Totals,
 };
+pub use run_lock::RunLock;
 
 use repo::Repo;
 
@@ -124,7 +126,11 @@ pub struct Store {
 }
 
 enum Backend {
-    Sqlite(Repo<sqlx::Sqlite>),
+    Sqlite {
+        repo: Repo<sqlx::Sqlite>,
+        /// The database file's canonical path: the base of its run lock files.
+        file: std::path::PathBuf,
+    },
     #[cfg(feature = "postgres")]
     Postgres(Repo<sqlx::Postgres>),
 }
@@ -133,7 +139,7 @@ enum Backend {
 macro_rules! with_repo {
     ($store:expr, $repo:ident => $body:expr) => {
         match &$store.backend {
-            Backend::Sqlite($repo) => $body,
+            Backend::Sqlite { repo: $repo, .. } => $body,
             #[cfg(feature = "postgres")]
             Backend::Postgres($repo) => $body,
         }
@@ -155,7 +161,10 @@ impl Store {
 
     async fn connect(location: &Location, create: bool) -> Result<Store> {
         let backend = match location {
-            Location::Sqlite(path) => Backend::Sqlite(sqlite::open(path, create).await?),
+            Location::Sqlite(path) => {
+                let (repo, file) = sqlite::open(path, create).await?;
+                Backend::Sqlite { repo, file }
+            }
             #[cfg(feature = "postgres")]
             Location::Postgres(url) => {
                 let shown: std::sync::Arc<str> = location.to_string().into();
@@ -210,6 +219,22 @@ impl Store {
     /// run's schedule ([`StoreError::InvalidPair`]), an unknown run, a finished run.
     pub async fn commit_pair(&self, pair: &PairRecord) -> Result<Committed> {
         with_repo!(self, repo => repo.commit_pair(pair).await)
+    }
+
+    /// The exclusive right to play `run` in this process, until the guard is dropped.
+    ///
+    /// Take it before reading [`Store::committed_pair_indices`] to resume, and hold it until
+    /// the run is finished or abandoned: two processes playing one run would both play the
+    /// missing pairs. Refused at once with [`StoreError::RunBusy`], naming the holder, while
+    /// another guard of the run lives, in this process or any other on the same database (on
+    /// PostgreSQL after a grace of three seconds, see the crate docs). The lock ends with the
+    /// process, however it ends, so a run killed with SIGKILL can be resumed at once.
+    pub async fn lock_run(&self, run: RunId) -> Result<RunLock> {
+        match &self.backend {
+            Backend::Sqlite { repo, file } => sqlite::lock_run(repo, file, run).await,
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(repo) => postgres::lock_run(repo, run).await,
+        }
     }
 
     /// The run's totals: the sums of its committed pairs.

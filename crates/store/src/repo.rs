@@ -75,6 +75,17 @@ where
         &self.location
     }
 
+    /// The pool that writes (the one pool, on PostgreSQL).
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+    pub(crate) fn writer(&self) -> &Pool<DB> {
+        &self.writer
+    }
+
+    /// The pool that reads.
+    pub(crate) fn reader(&self) -> &Pool<DB> {
+        &self.reader
+    }
+
     /// Checks that the database is arbiter's (or empty) and no newer than this build, then
     /// applies the migrations it lacks, as one exclusive step.
     ///
@@ -579,18 +590,18 @@ where
         })
     }
 
-    fn fail(&self, operation: impl Display, source: sqlx::Error) -> StoreError {
+    pub(crate) fn fail(&self, operation: impl Display, cause: sqlx::Error) -> StoreError {
         StoreError::Database {
             location: self.location.to_string(),
             operation: operation.to_string(),
-            source,
+            cause,
         }
     }
 
-    fn migrate_failed(&self, source: sqlx::migrate::MigrateError) -> StoreError {
+    fn migrate_failed(&self, cause: sqlx::migrate::MigrateError) -> StoreError {
         StoreError::Migrate {
             location: self.location.to_string(),
-            source,
+            cause,
         }
     }
 

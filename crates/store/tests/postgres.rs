@@ -48,6 +48,29 @@ async fn run_names_are_unique() {
     common::run_names_are_unique(&store().await).await;
 }
 
+#[tokio::test]
+async fn a_run_is_played_by_one_holder_at_a_time() {
+    common::a_run_is_played_by_one_holder_at_a_time(&store().await).await;
+}
+
+#[tokio::test]
+async fn a_killed_holder_frees_the_run_at_once() {
+    common::hold_lock_if_asked().await;
+    let store = store().await;
+    let run = store
+        .create_run(&common::spec(&common::unique("killed"), 10))
+        .await
+        .unwrap();
+    let url = std::env::var(URL_ENV).unwrap_or_else(|_| DEFAULT_URL.to_owned());
+    common::a_killed_holder_frees_the_run_at_once(
+        &store,
+        "a_killed_holder_frees_the_run_at_once",
+        &url,
+        run,
+    )
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_commits_are_all_counted() {
     let rate = common::concurrent_commits_are_all_counted(Arc::new(store().await), 8, 200).await;

@@ -62,6 +62,56 @@ async fn run_names_are_unique() {
     common::run_names_are_unique(&store).await;
 }
 
+#[tokio::test]
+async fn a_run_is_played_by_one_holder_at_a_time() {
+    let (dir, store) = fresh().await;
+    common::a_run_is_played_by_one_holder_at_a_time(&store).await;
+    assert_eq!(
+        lock_files(dir.path()),
+        Vec::<String>::new(),
+        "released locks leave no file"
+    );
+}
+
+/// The run lock files in `dir`.
+fn lock_files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name.ends_with(".lock"))
+        .collect();
+    names.sort();
+    names
+}
+
+const KILLED_HOLDER_TEST: &str = "a_killed_holder_frees_the_run_at_once";
+
+#[tokio::test]
+async fn a_killed_holder_frees_the_run_at_once() {
+    common::hold_lock_if_asked().await;
+    let (dir, store) = fresh().await;
+    let run = store.create_run(&spec("killed", 10)).await.unwrap();
+    let location = dir.path().join("arbiter.db").display().to_string();
+    common::a_killed_holder_frees_the_run_at_once(&store, KILLED_HOLDER_TEST, &location, run).await;
+    assert_eq!(lock_files(dir.path()), Vec::<String>::new());
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn two_spellings_of_one_file_share_its_run_locks() {
+    let (dir, store) = fresh().await;
+    let run = store.create_run(&spec("spellings", 10)).await.unwrap();
+    let _lock = store.lock_run(run).await.unwrap();
+    let link = dir.path().join("link.db");
+    std::os::unix::fs::symlink(dir.path().join("arbiter.db"), &link).unwrap();
+    let via_link = Store::open_existing(&Location::Sqlite(link)).await.unwrap();
+    assert!(matches!(
+        via_link.lock_run(run).await,
+        Err(StoreError::RunBusy { .. })
+    ));
+    assert_eq!(lock_files(dir.path()), ["arbiter.db.run-1.lock"]);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_commits_are_all_counted() {
     let (_dir, store) = fresh().await;
