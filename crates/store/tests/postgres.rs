@@ -148,3 +148,22 @@ fn concurrent_first_opens_of_an_empty_schema_all_succeed() {
         });
     }
 }
+
+#[tokio::test]
+async fn a_refused_connection_is_said_once_without_the_password() {
+    let url = "postgres://arbiter:not-the-password@localhost/arbiter_test";
+    let error = Store::open(&Location::parse(url))
+        .await
+        .err()
+        .expect("a wrong password is refused");
+    let chain = format!("{:#}", anyhow::Error::from(error));
+    eprintln!("{chain}");
+    assert!(
+        chain.starts_with("postgres://arbiter:***@localhost/arbiter_test: connecting: "),
+        "{chain}"
+    );
+    assert!(!chain.contains("not-the-password"), "{chain}");
+    for fragment in chain.split(": ").filter(|f| f.len() >= 6) {
+        assert_eq!(chain.matches(fragment).count(), 1, "{fragment:?}: {chain}");
+    }
+}

@@ -366,3 +366,115 @@ fn concurrent_first_opens_of_a_new_file_all_succeed() {
         assert!(failures.is_empty(), "round {round}: {failures:#?}");
     }
 }
+
+/// `error` as the binary prints it (anyhow's `{:#}`: the message and its source chain): every
+/// text once, the database named.
+fn assert_said_once(error: StoreError, location: &Path) -> String {
+    let plain = error.to_string();
+    let chain = format!("{:#}", anyhow::Error::from(error));
+    assert_eq!(chain, plain, "the chain adds nothing the message lacks");
+    for fragment in chain.split(": ").filter(|f| f.len() >= 6) {
+        assert_eq!(
+            chain.matches(fragment).count(),
+            1,
+            "{fragment:?} repeats in: {chain}"
+        );
+    }
+    assert!(
+        chain.starts_with(&location.display().to_string()),
+        "{chain}"
+    );
+    chain
+}
+
+#[tokio::test]
+async fn error_messages_say_each_thing_once_and_name_the_database() {
+    let dir = tempfile::tempdir().unwrap();
+
+    // A migration that fails (here a view has the name of a table to create): sqlx's migrator
+    // wraps sqlx's error, which wraps SQLite's, each repeating the one below.
+    let path = dir.path().join("view.db");
+    let pool = raw(&path).await;
+    sqlx::query("CREATE VIEW runs AS SELECT 1 AS id")
+        .execute(&pool)
+        .await
+        .unwrap();
+    pool.close().await;
+    let error = Store::open(&Location::Sqlite(path.clone()))
+        .await
+        .err()
+        .expect("an error");
+    assert!(matches!(error, StoreError::Migrate { .. }), "{error:?}");
+    let text = assert_said_once(error, &path);
+    assert!(
+        text.contains("migrating the schema") && text.contains("runs"),
+        "{text}"
+    );
+    eprintln!("{text}");
+
+    // A statement the database refuses.
+    let path = dir.path().join("trigger.db");
+    Store::open(&Location::Sqlite(path.clone()))
+        .await
+        .unwrap()
+        .close()
+        .await;
+    let pool = raw(&path).await;
+    sqlx::query(
+        "CREATE TRIGGER frozen BEFORE INSERT ON runs \
+         BEGIN SELECT RAISE(ABORT, 'runs are frozen'); END",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
+    pool.close().await;
+    let store = Store::open(&Location::Sqlite(path.clone())).await.unwrap();
+    let error = store
+        .create_run(&spec("frozen", 10))
+        .await
+        .expect_err("refused");
+    assert!(matches!(error, StoreError::Database { .. }), "{error:?}");
+    let text = assert_said_once(error, &path);
+    assert!(
+        text.contains("creating run \"frozen\"") && text.contains("runs are frozen"),
+        "{text}"
+    );
+    eprintln!("{text}");
+
+    // Paths that are not database files.
+    let missing_directory = dir.path().join("no-such-directory").join("arbiter.db");
+    let error = Store::open(&Location::Sqlite(missing_directory.clone()))
+        .await
+        .err()
+        .expect("an error");
+    let text = assert_said_once(error, &missing_directory);
+    assert!(
+        text.ends_with(&format!(
+            ": the directory {} does not exist",
+            dir.path().join("no-such-directory").display()
+        )),
+        "{text}"
+    );
+    eprintln!("{text}");
+    let error = Store::open(&Location::Sqlite(dir.path().to_owned()))
+        .await
+        .err()
+        .expect("an error");
+    let text = assert_said_once(error, dir.path());
+    assert!(text.contains("not a database file"), "{text}");
+
+    eprintln!("{text}");
+}
+
+#[tokio::test]
+async fn open_existing_names_a_missing_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mistyped.db");
+    let error = Store::open_existing(&Location::Sqlite(path.clone()))
+        .await
+        .err()
+        .expect("an error");
+    let text = assert_said_once(error, &path);
+    assert_eq!(text, format!("{}: no such database file", path.display()));
+    assert!(!path.exists());
+}
