@@ -353,6 +353,57 @@ fn open_concurrently(path: &Path, openers: usize) -> Vec<Result<(), StoreError>>
     threads.into_iter().map(|t| t.join().unwrap()).collect()
 }
 
+const OPENER_ENV: &str = "ARBITER_STORE_OPENER";
+
+#[test]
+fn processes_opening_a_new_file_at_once_all_succeed() {
+    if let Some(path) = std::env::var_os(OPENER_ENV) {
+        // The child: open, read, report.
+        let results = open_concurrently(Path::new(&path), 1);
+        match &results[0] {
+            Ok(()) => println!("opened"),
+            Err(e) => println!("failed: {e}"),
+        }
+        return;
+    }
+    for round in 0..3 {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("arbiter.db");
+        let children: Vec<_> = (0..6)
+            .map(|_| {
+                std::process::Command::new(std::env::current_exe().unwrap())
+                    .args([
+                        "processes_opening_a_new_file_at_once_all_succeed",
+                        "--exact",
+                        "--nocapture",
+                    ])
+                    .env(OPENER_ENV, &path)
+                    .stdout(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for child in children {
+            let output = child.wait_with_output().unwrap();
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            assert!(
+                output.status.success() && stdout.contains("opened"),
+                "round {round}: {stdout}"
+            );
+        }
+        let store = futures_block_on(Store::open_existing(&Location::Sqlite(path)));
+        assert!(store.is_ok(), "round {round}: {:?}", store.err());
+    }
+}
+
+fn futures_block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(future)
+}
+
 #[test]
 fn concurrent_first_opens_of_a_new_file_all_succeed() {
     for round in 0..5 {

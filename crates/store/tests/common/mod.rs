@@ -409,6 +409,10 @@ pub async fn concurrent_commits_are_all_counted(
 }
 
 pub async fn a_run_is_played_by_one_holder_at_a_time(store: &Store) {
+    // The runner holds the guard across awaits in spawned tasks.
+    fn held_by_tasks<T: Send + 'static>() {}
+    held_by_tasks::<arbiter_store::RunLock>();
+
     let run = store
         .create_run(&spec(&unique("locked"), 10))
         .await
