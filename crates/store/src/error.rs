@@ -1,4 +1,17 @@
 //! The store's errors. Each names the database (file path or redacted URL) it happened on.
+//!
+//! An error wrapping a driver's error (sqlx's, the operating system's) shows the driver's text
+//! in its own message and does not also return it from `source()`. A chain printer (anyhow's
+//! `{:#}`, `Report`) prints every level of the `source()` chain after the message, so an error
+//! that did both printed each text twice; and sqlx's errors do both themselves (`error returned
+//! from database: X` whose source is `X`, `while executing migration 1: Y` whose source is `Y`),
+//! which made "table runs already exists" appear four times. So the driver's chain is folded
+//! into one line here, each text once ([`Cause`]), and the error ends the chain: `{}` and `{:#}`
+//! print the same complete line. The driver's error itself stays in the variant's `cause` field
+//! for code that wants to inspect it.
+
+use std::fmt;
+use std::path::PathBuf;
 
 use crate::model::RunId;
 
@@ -51,26 +64,62 @@ pub enum StoreError {
         location: String,
     },
 
+    /// The directory that should hold a new database file is not there (a mistyped path).
+    #[error("{location}: the directory {} does not exist", directory.display())]
+    NoSuchDirectory {
+        /// The database file.
+        location: String,
+        /// Its missing directory.
+        directory: PathBuf,
+    },
+
     /// Bringing the schema up to date failed.
-    #[error("{location}: migrating the schema: {source}")]
+    #[error("{location}: migrating the schema: {}", Cause(cause))]
     Migrate {
         /// The database file or URL.
         location: String,
-        /// What sqlx's migrator said.
-        #[source]
-        source: sqlx::migrate::MigrateError,
+        /// What sqlx's migrator said (shown in the message, not returned as the source).
+        cause: sqlx::migrate::MigrateError,
     },
 
     /// The database refused or failed an operation.
-    #[error("{location}: {operation}: {source}")]
+    #[error("{location}: {operation}: {}", Cause(cause))]
     Database {
         /// The database file or URL.
         location: String,
         /// What the store was doing, e.g. "committing pair 12 of run 3".
         operation: String,
-        /// The driver's error.
-        #[source]
-        source: sqlx::Error,
+        /// The driver's error (shown in the message, not returned as the source).
+        cause: sqlx::Error,
+    },
+
+    /// [`Store::lock_run`](crate::Store::lock_run) on a run that another process (or another
+    /// guard in this one) is playing.
+    #[error(
+        "{location}: run {run} is being played by another process ({holder}); wait for it to \
+         finish or stop it first"
+    )]
+    RunBusy {
+        /// The database file or URL.
+        location: String,
+        /// The run.
+        run: RunId,
+        /// Who holds it, as the holder recorded itself: "pid 1234 on host x, since
+        /// 2026-12-01 13:55:02 UTC".
+        holder: String,
+    },
+
+    /// The lock file beside an SQLite database could not be created or locked.
+    #[error("{location}: locking run {run} with {}: {}", path.display(), Cause(cause))]
+    LockFile {
+        /// The database file.
+        location: String,
+        /// The run.
+        run: RunId,
+        /// The lock file.
+        path: PathBuf,
+        /// What the operating system said (shown in the message, not returned as the source).
+        cause: std::io::Error,
     },
 
     /// No run has this id.
@@ -143,3 +192,25 @@ pub enum StoreError {
 
 /// The store's result type.
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// A driver's error and its `source()` chain as one line, each text once: a level whose text
+/// the line already holds (sqlx repeats its source inside its own message) is skipped.
+pub(crate) struct Cause<'a>(pub(crate) &'a dyn std::error::Error);
+
+impl fmt::Display for Cause<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut line = String::new();
+        let mut level = Some(self.0);
+        while let Some(error) = level {
+            let text = error.to_string();
+            if !line.contains(&text) {
+                if !line.is_empty() {
+                    line.push_str(": ");
+                }
+                line.push_str(&text);
+            }
+            level = error.source();
+        }
+        f.write_str(&line)
+    }
+}

@@ -25,6 +25,7 @@
 //!     Some(run) => run.id,
 //!     None => store.create_run(&spec).await?,
 //! };
+//! let _lock = store.lock_run(run).await?;              // this process plays it, alone
 //! let done = store.committed_pair_indices(run).await?; // skip these on resume
 //! let _ = store.commit_pair(&pair).await?;             // after each finished pair
 //! let totals = store.totals(run).await?;               // -> arbiter_stats, for the LLR
@@ -73,6 +74,56 @@
 //! write transactions start with `BEGIN IMMEDIATE` so that such contention waits under that
 //! timeout rather than failing with "database is locked" when a read lock must be upgraded.
 //!
+//! # One process per run
+//!
+//! Two processes resuming one run would both play its missing pairs: the key makes the store
+//! count each pair once, but half the engine time is wasted and the PGN holds whichever copy
+//! came first. So a run is played under [`Store::lock_run`], and a second player is refused
+//! with [`StoreError::RunBusy`], which names the holder ("pid 1234 on host x, since 2026-12-01
+//! 13:55:02 UTC"). The lock must vanish with its holder, however it dies: the resume contract
+//! is tested by killing the runner with SIGKILL at random instants and rerunning at once, and
+//! a kill must never leave a run that cannot be resumed, nor one that can only be after a
+//! timeout or a manual clean-up. Hence locks the operating system or the server holds for a
+//! live process, never a row or a file's contents that a dead process would leave behind:
+//!
+//! - **SQLite: an OS lock on `<database file>.run-<id>.lock`** (`File::try_lock`, `flock` on
+//!   Unix, `LockFileEx` on Windows), taken without waiting. It belongs to the open file, so
+//!   the kernel drops it when the process ends (it is gone before the parent's `wait` returns)
+//!   and a second attempt in the same process is refused as well. The holder writes its
+//!   description into the file for the refusal message and removes the file, still locked,
+//!   when it releases it; a file left by a killed holder is unlocked and simply reused. The
+//!   path is built from the database's canonical path, so two spellings of one file (relative
+//!   and absolute, a symbolic link) meet at one lock. Rejected: a lock row in the database
+//!   (a killed holder leaves it; telling a dead holder from a live one needs pid liveness,
+//!   which is wrong across hosts and after pid reuse, or heartbeats with a timeout, which make
+//!   the rerun wait); SQLite's own locks (held only during a transaction, not for a run);
+//!   POSIX record locks (`fcntl`; one process's locks never conflict with each other, and
+//!   closing any descriptor of the file drops them all).
+//! - **PostgreSQL: a session-level advisory lock**, `pg_advisory_lock(class, run)` on a
+//!   connection of the guard's own (outside the pool, which would keep it after the guard is
+//!   gone), named after the holder (`application_name`) so that a refused process can read
+//!   who it is from `pg_stat_activity`. The session and its locks end when the connection
+//!   closes, including when the holder's process is killed. A killed client's socket closes
+//!   at once but the server ends the session a moment later, so a lock attempt waits up to
+//!   three seconds (`lock_timeout`) before refusing: an immediate rerun succeeds, and a second
+//!   player of a run in progress is refused after that wait. (A holder whose machine vanishes
+//!   without closing its socket keeps the lock until the server's TCP keepalive notices; the
+//!   distributed mode's leases, not this lock, are meant for fleets.)
+//!
+//! Migrations take the same care: two processes opening one new database at once both found
+//! it empty and both created its tables, and the second failed with "table runs already
+//! exists". The check of the schema and the migrations now run as one exclusive step on one
+//! connection (see `Repo::prepare`): inside a write transaction begun with `BEGIN IMMEDIATE` on
+//! SQLite, and under sqlx's migration advisory lock on PostgreSQL. Whoever comes second waits
+//! for the first, then finds the schema current.
+//!
+//! # Errors say each thing once
+//!
+//! Every error names the database. An error that wraps a driver's error shows the driver's
+//! text in its message, with each level of sqlx's own chain once, and returns no `source()`:
+//! printed with `{}` or as an anyhow chain (`{:#}`), the line is the same and says everything
+//! once (see `error.rs` for why both cannot be had with a `source()`).
+//!
 //! # One implementation, two dialects
 //!
 //! The SQL lives once, in a `Repo<DB>` generic over sqlx's `Database` and monomorphised for
@@ -102,6 +153,7 @@ mod model;
 #[cfg(feature = "postgres")]
 mod postgres;
 mod repo;
+mod run_lock;
 mod sqlite;
 
 use std::collections::BTreeSet;
@@ -114,6 +166,7 @@ pub use model::{
     Committed, GameResult, GameRow, PairRecord, PairTally, ParseGameResultError, Run, RunId,
     RunSpec, RunState, StoredGame, Totals,
 };
+pub use run_lock::RunLock;
 
 use repo::Repo;
 
@@ -124,7 +177,11 @@ pub struct Store {
 }
 
 enum Backend {
-    Sqlite(Repo<sqlx::Sqlite>),
+    Sqlite {
+        repo: Repo<sqlx::Sqlite>,
+        /// The database file's canonical path: the base of its run lock files.
+        file: std::path::PathBuf,
+    },
     #[cfg(feature = "postgres")]
     Postgres(Repo<sqlx::Postgres>),
 }
@@ -133,7 +190,7 @@ enum Backend {
 macro_rules! with_repo {
     ($store:expr, $repo:ident => $body:expr) => {
         match &$store.backend {
-            Backend::Sqlite($repo) => $body,
+            Backend::Sqlite { repo: $repo, .. } => $body,
             #[cfg(feature = "postgres")]
             Backend::Postgres($repo) => $body,
         }
@@ -155,7 +212,10 @@ impl Store {
 
     async fn connect(location: &Location, create: bool) -> Result<Store> {
         let backend = match location {
-            Location::Sqlite(path) => Backend::Sqlite(sqlite::open(path, create).await?),
+            Location::Sqlite(path) => {
+                let (repo, file) = sqlite::open(path, create).await?;
+                Backend::Sqlite { repo, file }
+            }
             #[cfg(feature = "postgres")]
             Location::Postgres(url) => {
                 let shown: std::sync::Arc<str> = location.to_string().into();
@@ -210,6 +270,22 @@ impl Store {
     /// run's schedule ([`StoreError::InvalidPair`]), an unknown run, a finished run.
     pub async fn commit_pair(&self, pair: &PairRecord) -> Result<Committed> {
         with_repo!(self, repo => repo.commit_pair(pair).await)
+    }
+
+    /// The exclusive right to play `run` in this process, until the guard is dropped.
+    ///
+    /// Take it before reading [`Store::committed_pair_indices`] to resume, and hold it until
+    /// the run is finished or abandoned: two processes playing one run would both play the
+    /// missing pairs. Refused at once with [`StoreError::RunBusy`], naming the holder, while
+    /// another guard of the run lives, in this process or any other on the same database (on
+    /// PostgreSQL after a grace of three seconds, see the crate docs). The lock ends with the
+    /// process, however it ends, so a run killed with SIGKILL can be resumed at once.
+    pub async fn lock_run(&self, run: RunId) -> Result<RunLock> {
+        match &self.backend {
+            Backend::Sqlite { repo, file } => sqlite::lock_run(repo, file, run).await,
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(repo) => postgres::lock_run(repo, run).await,
+        }
     }
 
     /// The run's totals: the sums of its committed pairs.

@@ -14,7 +14,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use futures_util::stream::{BoxStream, StreamExt, TryStreamExt};
 use sqlx::error::ErrorKind;
 use sqlx::migrate::Migrate;
-use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Pool, Row, Type};
+use sqlx::{
+    ColumnIndex, Connection, Database, Decode, Encode, Executor, IntoArguments, Pool, Row, Type,
+};
 
 use crate::error::{Result, StoreError};
 use crate::migrations::{self, Source};
@@ -73,11 +75,48 @@ where
         &self.location
     }
 
+    /// The pool that writes (the one pool, on PostgreSQL).
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+    pub(crate) fn writer(&self) -> &Pool<DB> {
+        &self.writer
+    }
+
+    /// The pool that reads.
+    pub(crate) fn reader(&self) -> &Pool<DB> {
+        &self.reader
+    }
+
     /// Checks that the database is arbiter's (or empty) and no newer than this build, then
-    /// applies the migrations it lacks.
+    /// applies the migrations it lacks, as one exclusive step.
+    ///
+    /// Processes that open one new database at once must not both find it empty and both create
+    /// its tables (the second failing with "table runs already exists"). So the check and the
+    /// migrations run on one connection holding the database's write lock from before the check
+    /// to after the last migration: sqlx's migration lock (a PostgreSQL advisory lock; nothing on
+    /// SQLite) and a transaction begun with [`Dialect::BEGIN_WRITE`] (on SQLite `BEGIN
+    /// IMMEDIATE`, which waits for other writers under the busy timeout). The others wait, then
+    /// find the schema current and change nothing. Each migration runs in a savepoint inside
+    /// that transaction, so a failure leaves the database as it was.
     pub(crate) async fn prepare(&self) -> Result<()> {
+        let mut conn = self
+            .writer
+            .acquire()
+            .await
+            .map_err(|e| self.fail("connecting", e))?;
+        conn.lock().await.map_err(|e| self.migrate_failed(e))?;
+        let prepared = self.check_and_migrate(&mut conn).await;
+        let unlocked = conn.unlock().await.map_err(|e| self.migrate_failed(e));
+        prepared.and(unlocked)
+    }
+
+    async fn check_and_migrate(&self, conn: &mut DB::Connection) -> Result<()> {
+        let operation = "checking the schema";
+        let mut tx = conn
+            .begin_with(DB::BEGIN_WRITE)
+            .await
+            .map_err(|e| self.fail(operation, e))?;
         let tables: Vec<String> = sqlx::query(DB::LIST_TABLES)
-            .fetch_all(&self.writer)
+            .fetch_all(&mut *tx)
             .await
             .map_err(|e| self.fail("reading the list of tables", e))?
             .iter()
@@ -87,7 +126,7 @@ where
         let has = |name: &str| tables.iter().any(|t| t == name);
         let applied: Option<i64> = if has("_sqlx_migrations") {
             sqlx::query("SELECT MAX(version) FROM _sqlx_migrations")
-                .fetch_one(&self.writer)
+                .fetch_one(&mut *tx)
                 .await
                 .and_then(|row| row.try_get(0))
                 .map_err(|e| self.fail("reading the schema version", e))?
@@ -123,12 +162,10 @@ where
             Some(_) => {}
         }
         migrations::migrator(DB::MIGRATIONS)
-            .run(&self.writer)
+            .run_direct(None, &mut *tx, false)
             .await
-            .map_err(|source| StoreError::Migrate {
-                location: self.location.to_string(),
-                source,
-            })
+            .map_err(|e| self.migrate_failed(e))?;
+        tx.commit().await.map_err(|e| self.fail(operation, e))
     }
 
     /// Stores a new run, with zero totals, in state `running`.
@@ -553,11 +590,18 @@ where
         })
     }
 
-    fn fail(&self, operation: impl Display, source: sqlx::Error) -> StoreError {
+    pub(crate) fn fail(&self, operation: impl Display, cause: sqlx::Error) -> StoreError {
         StoreError::Database {
             location: self.location.to_string(),
             operation: operation.to_string(),
-            source,
+            cause,
+        }
+    }
+
+    fn migrate_failed(&self, cause: sqlx::migrate::MigrateError) -> StoreError {
+        StoreError::Migrate {
+            location: self.location.to_string(),
+            cause,
         }
     }
 

@@ -1,6 +1,6 @@
 //! The embedded SQLite backend: one file, WAL journal, `synchronous = FULL`, one writer.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -9,7 +9,9 @@ use sqlx::Sqlite;
 
 use crate::error::{Result, StoreError};
 use crate::migrations::{self, Source};
+use crate::model::RunId;
 use crate::repo::{Dialect, Repo};
+use crate::run_lock::{this_process, Attempt, Held, LockFile, RunLock};
 
 impl Dialect for Sqlite {
     const MIGRATIONS: &'static [Source] = migrations::SQLITE;
@@ -34,21 +36,38 @@ const READERS: u32 = 4;
 const NOT_A_DATABASE: &str = "26";
 
 /// Opens (and with `create`, creates) the database file and brings its schema up to date.
-pub(crate) async fn open(path: &Path, create: bool) -> Result<Repo<Sqlite>> {
+/// Returns the file's canonical path too: the base of its run lock files.
+pub(crate) async fn open(path: &Path, create: bool) -> Result<(Repo<Sqlite>, PathBuf)> {
     let location: Arc<str> = path.display().to_string().into();
-    if !create && !path.exists() {
-        return Err(StoreError::NotFound {
+    if path.is_dir() {
+        return Err(StoreError::NotADatabase {
             location: location.to_string(),
         });
     }
-    let classify = |source: sqlx::Error| match source.as_database_error().and_then(|e| e.code()) {
+    if !path.exists() {
+        if !create {
+            return Err(StoreError::NotFound {
+                location: location.to_string(),
+            });
+        }
+        match path.parent() {
+            Some(directory) if !directory.as_os_str().is_empty() && !directory.is_dir() => {
+                return Err(StoreError::NoSuchDirectory {
+                    location: location.to_string(),
+                    directory: directory.to_owned(),
+                });
+            }
+            _ => {}
+        }
+    }
+    let classify = |cause: sqlx::Error| match cause.as_database_error().and_then(|e| e.code()) {
         Some(code) if code == NOT_A_DATABASE => StoreError::NotADatabase {
             location: location.to_string(),
         },
         _ => StoreError::Database {
             location: location.to_string(),
             operation: "opening the database".into(),
-            source,
+            cause,
         },
     };
 
@@ -69,7 +88,7 @@ pub(crate) async fn open(path: &Path, create: bool) -> Result<Repo<Sqlite>> {
     if let Err(e) = repo_writer_only.prepare().await {
         writer.close().await;
         return Err(match e {
-            StoreError::Database { source, .. } if is_not_a_database(&source) => {
+            StoreError::Database { cause, .. } if is_not_a_database(&cause) => {
                 StoreError::NotADatabase {
                     location: location.to_string(),
                 }
@@ -89,7 +108,40 @@ pub(crate) async fn open(path: &Path, create: bool) -> Result<Repo<Sqlite>> {
         .connect_with(reader_options)
         .await
         .map_err(classify)?;
-    Ok(Repo::new(writer, reader, location))
+    // Two spellings of one file (a relative path, a symbolic link) must meet at one lock file.
+    let file = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
+    Ok((Repo::new(writer, reader, location), file))
+}
+
+/// Takes the run's lock file, `<database file>.run-<id>.lock`, writing who holds it inside.
+pub(crate) async fn lock_run(repo: &Repo<Sqlite>, file: &Path, run: RunId) -> Result<RunLock> {
+    repo.run(run).await?;
+    let since: String = sqlx::query_scalar("SELECT strftime('%Y-%m-%d %H:%M:%S UTC', 'now')")
+        .fetch_one(repo.reader())
+        .await
+        .map_err(|e| repo.fail(format!("locking run {run}"), e))?;
+    let mut path = file.as_os_str().to_owned();
+    path.push(format!(".run-{run}.lock"));
+    let path = PathBuf::from(path);
+    let holder = format!("{}, since {since}", this_process());
+    match LockFile::try_acquire(&path, &holder) {
+        Ok(Attempt::Acquired(lock)) => Ok(RunLock::new(Held::File(lock))),
+        Ok(Attempt::Busy(holder)) => Err(StoreError::RunBusy {
+            location: repo.location().to_owned(),
+            run,
+            holder: if holder.is_empty() {
+                "it has not written its name yet".to_owned()
+            } else {
+                holder
+            },
+        }),
+        Err(cause) => Err(StoreError::LockFile {
+            location: repo.location().to_owned(),
+            run,
+            path,
+            cause,
+        }),
+    }
 }
 
 fn is_not_a_database(error: &sqlx::Error) -> bool {

@@ -62,6 +62,56 @@ async fn run_names_are_unique() {
     common::run_names_are_unique(&store).await;
 }
 
+#[tokio::test]
+async fn a_run_is_played_by_one_holder_at_a_time() {
+    let (dir, store) = fresh().await;
+    common::a_run_is_played_by_one_holder_at_a_time(&store).await;
+    assert_eq!(
+        lock_files(dir.path()),
+        Vec::<String>::new(),
+        "released locks leave no file"
+    );
+}
+
+/// The run lock files in `dir`.
+fn lock_files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name.ends_with(".lock"))
+        .collect();
+    names.sort();
+    names
+}
+
+const KILLED_HOLDER_TEST: &str = "a_killed_holder_frees_the_run_at_once";
+
+#[tokio::test]
+async fn a_killed_holder_frees_the_run_at_once() {
+    common::hold_lock_if_asked().await;
+    let (dir, store) = fresh().await;
+    let run = store.create_run(&spec("killed", 10)).await.unwrap();
+    let location = dir.path().join("arbiter.db").display().to_string();
+    common::a_killed_holder_frees_the_run_at_once(&store, KILLED_HOLDER_TEST, &location, run).await;
+    assert_eq!(lock_files(dir.path()), Vec::<String>::new());
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn two_spellings_of_one_file_share_its_run_locks() {
+    let (dir, store) = fresh().await;
+    let run = store.create_run(&spec("spellings", 10)).await.unwrap();
+    let _lock = store.lock_run(run).await.unwrap();
+    let link = dir.path().join("link.db");
+    std::os::unix::fs::symlink(dir.path().join("arbiter.db"), &link).unwrap();
+    let via_link = Store::open_existing(&Location::Sqlite(link)).await.unwrap();
+    assert!(matches!(
+        via_link.lock_run(run).await,
+        Err(StoreError::RunBusy { .. })
+    ));
+    assert_eq!(lock_files(dir.path()), ["arbiter.db.run-1.lock"]);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_commits_are_all_counted() {
     let (_dir, store) = fresh().await;
@@ -275,4 +325,207 @@ async fn postgres_urls_need_the_feature() {
         message.contains("postgres") && !message.contains("s3cret"),
         "{message}"
     );
+}
+
+/// Opens `path` from `openers` threads at once, each with its own runtime (as separate processes
+/// would, with separate connections), and returns what each open gave.
+fn open_concurrently(path: &Path, openers: usize) -> Vec<Result<(), StoreError>> {
+    let barrier = Arc::new(std::sync::Barrier::new(openers));
+    let threads: Vec<_> = (0..openers)
+        .map(|_| {
+            let barrier = Arc::clone(&barrier);
+            let location = Location::Sqlite(path.to_owned());
+            std::thread::spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .unwrap();
+                barrier.wait();
+                runtime.block_on(async {
+                    let store = Store::open(&location).await?;
+                    store.runs().await?;
+                    store.close().await;
+                    Ok(())
+                })
+            })
+        })
+        .collect();
+    threads.into_iter().map(|t| t.join().unwrap()).collect()
+}
+
+const OPENER_ENV: &str = "ARBITER_STORE_OPENER";
+
+#[test]
+fn processes_opening_a_new_file_at_once_all_succeed() {
+    if let Some(path) = std::env::var_os(OPENER_ENV) {
+        // The child: open, read, report.
+        let results = open_concurrently(Path::new(&path), 1);
+        match &results[0] {
+            Ok(()) => println!("opened"),
+            Err(e) => println!("failed: {e}"),
+        }
+        return;
+    }
+    for round in 0..3 {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("arbiter.db");
+        let children: Vec<_> = (0..6)
+            .map(|_| {
+                std::process::Command::new(std::env::current_exe().unwrap())
+                    .args([
+                        "processes_opening_a_new_file_at_once_all_succeed",
+                        "--exact",
+                        "--nocapture",
+                    ])
+                    .env(OPENER_ENV, &path)
+                    .stdout(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for child in children {
+            let output = child.wait_with_output().unwrap();
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            assert!(
+                output.status.success() && stdout.contains("opened"),
+                "round {round}: {stdout}"
+            );
+        }
+        let store = futures_block_on(Store::open_existing(&Location::Sqlite(path)));
+        assert!(store.is_ok(), "round {round}: {:?}", store.err());
+    }
+}
+
+fn futures_block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(future)
+}
+
+#[test]
+fn concurrent_first_opens_of_a_new_file_all_succeed() {
+    for round in 0..5 {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("arbiter.db");
+        let results = open_concurrently(&path, 8);
+        let failures: Vec<String> = results
+            .iter()
+            .filter_map(|r| r.as_ref().err().map(|e| e.to_string()))
+            .collect();
+        assert!(failures.is_empty(), "round {round}: {failures:#?}");
+    }
+}
+
+/// `error` as the binary prints it (anyhow's `{:#}`: the message and its source chain): every
+/// text once, the database named.
+fn assert_said_once(error: StoreError, location: &Path) -> String {
+    let plain = error.to_string();
+    let chain = format!("{:#}", anyhow::Error::from(error));
+    assert_eq!(chain, plain, "the chain adds nothing the message lacks");
+    for fragment in chain.split(": ").filter(|f| f.len() >= 6) {
+        assert_eq!(
+            chain.matches(fragment).count(),
+            1,
+            "{fragment:?} repeats in: {chain}"
+        );
+    }
+    assert!(
+        chain.starts_with(&location.display().to_string()),
+        "{chain}"
+    );
+    chain
+}
+
+#[tokio::test]
+async fn error_messages_say_each_thing_once_and_name_the_database() {
+    let dir = tempfile::tempdir().unwrap();
+
+    // A migration that fails (here a view has the name of a table to create): sqlx's migrator
+    // wraps sqlx's error, which wraps SQLite's, each repeating the one below.
+    let path = dir.path().join("view.db");
+    let pool = raw(&path).await;
+    sqlx::query("CREATE VIEW runs AS SELECT 1 AS id")
+        .execute(&pool)
+        .await
+        .unwrap();
+    pool.close().await;
+    let error = Store::open(&Location::Sqlite(path.clone()))
+        .await
+        .err()
+        .expect("an error");
+    assert!(matches!(error, StoreError::Migrate { .. }), "{error:?}");
+    let text = assert_said_once(error, &path);
+    assert!(
+        text.contains("migrating the schema") && text.contains("runs"),
+        "{text}"
+    );
+    eprintln!("{text}");
+
+    // A statement the database refuses.
+    let path = dir.path().join("trigger.db");
+    Store::open(&Location::Sqlite(path.clone()))
+        .await
+        .unwrap()
+        .close()
+        .await;
+    let pool = raw(&path).await;
+    sqlx::query(
+        "CREATE TRIGGER frozen BEFORE INSERT ON runs \
+         BEGIN SELECT RAISE(ABORT, 'runs are frozen'); END",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
+    pool.close().await;
+    let store = Store::open(&Location::Sqlite(path.clone())).await.unwrap();
+    let error = store
+        .create_run(&spec("frozen", 10))
+        .await
+        .expect_err("refused");
+    assert!(matches!(error, StoreError::Database { .. }), "{error:?}");
+    let text = assert_said_once(error, &path);
+    assert!(
+        text.contains("creating run \"frozen\"") && text.contains("runs are frozen"),
+        "{text}"
+    );
+    eprintln!("{text}");
+
+    // Paths that are not database files.
+    let missing_directory = dir.path().join("no-such-directory").join("arbiter.db");
+    let error = Store::open(&Location::Sqlite(missing_directory.clone()))
+        .await
+        .err()
+        .expect("an error");
+    let text = assert_said_once(error, &missing_directory);
+    assert!(
+        text.ends_with(&format!(
+            ": the directory {} does not exist",
+            dir.path().join("no-such-directory").display()
+        )),
+        "{text}"
+    );
+    eprintln!("{text}");
+    let error = Store::open(&Location::Sqlite(dir.path().to_owned()))
+        .await
+        .err()
+        .expect("an error");
+    let text = assert_said_once(error, dir.path());
+    assert!(text.contains("not a database file"), "{text}");
+
+    eprintln!("{text}");
+}
+
+#[tokio::test]
+async fn open_existing_names_a_missing_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mistyped.db");
+    let error = Store::open_existing(&Location::Sqlite(path.clone()))
+        .await
+        .err()
+        .expect("an error");
+    let text = assert_said_once(error, &path);
+    assert_eq!(text, format!("{}: no such database file", path.display()));
+    assert!(!path.exists());
 }

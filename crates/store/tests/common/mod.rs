@@ -6,12 +6,14 @@
 #![allow(dead_code)] // each test binary uses its own subset
 
 use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use arbiter_store::{
-    Committed, GameResult, GameRow, PairRecord, PairTally, RunId, RunSpec, RunState, Store,
-    StoreError, StoredGame, Totals,
+    Committed, GameResult, GameRow, Location, PairRecord, PairTally, RunId, RunSpec, RunState,
+    Store, StoreError, StoredGame, Totals,
 };
 use futures_util::TryStreamExt;
 
@@ -404,4 +406,155 @@ pub async fn concurrent_commits_are_all_counted(
         2 * tasks * per_task
     );
     (tasks * per_task + tasks) as f64 / elapsed
+}
+
+pub async fn a_run_is_played_by_one_holder_at_a_time(store: &Store) {
+    // The runner holds the guard across awaits in spawned tasks.
+    fn held_by_tasks<T: Send + 'static>() {}
+    held_by_tasks::<arbiter_store::RunLock>();
+
+    let run = store
+        .create_run(&spec(&unique("locked"), 10))
+        .await
+        .unwrap();
+    let other = store
+        .create_run(&spec(&unique("locked-other"), 10))
+        .await
+        .unwrap();
+    let lock = store.lock_run(run).await.expect("a free run");
+
+    let error = store
+        .lock_run(run)
+        .await
+        .expect_err("a second lock, same process");
+    match &error {
+        StoreError::RunBusy {
+            run: busy, holder, ..
+        } => {
+            assert_eq!(*busy, run);
+            let me = format!("pid {} on host ", std::process::id());
+            assert!(holder.starts_with(&me), "{holder}");
+            assert!(
+                holder.contains(", since 20") && holder.ends_with(" UTC"),
+                "{holder}"
+            );
+        }
+        other => panic!("expected RunBusy, got {other:?}"),
+    }
+    let message = error.to_string();
+    assert!(
+        message.starts_with(store.location())
+            && message.contains(&format!(
+                "run {run} is being played by another process (pid "
+            ))
+            && message.ends_with("; wait for it to finish or stop it first"),
+        "{message}"
+    );
+
+    // Other runs are not affected.
+    let other_lock = store.lock_run(other).await.expect("another run");
+
+    drop(lock);
+    let again = store
+        .lock_run(run)
+        .await
+        .expect("free once the guard is dropped");
+    drop((again, other_lock));
+
+    let unknown = RunId::new(other.get() + 1_000_000);
+    assert!(matches!(
+        store.lock_run(unknown).await,
+        Err(StoreError::UnknownRun { run, .. }) if run == unknown
+    ));
+}
+
+// ---------------------------------------------------------------------------------------------
+// A run lock held by another process: the test binary re-run as a child.
+
+/// Set in a child that must hold a run lock: `<run id> <location>`.
+const LOCK_HOLDER_ENV: &str = "ARBITER_STORE_LOCK_HOLDER";
+/// What the child prints once it holds the lock.
+const HOLDING: &str = "holding the run lock";
+
+/// A child process holding a run lock; killed with SIGKILL when dropped, should the test fail.
+pub struct LockHolder {
+    pub child: Child,
+}
+
+impl Drop for LockHolder {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts this test binary, running only `test`, as a process that takes `run`'s lock on
+/// `location` and holds it until killed; returns once it holds it.
+pub fn spawn_lock_holder(test: &str, location: &str, run: RunId) -> LockHolder {
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args([test, "--exact", "--nocapture", "--test-threads", "1"])
+        .env(LOCK_HOLDER_ENV, format!("{run} {location}"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn the lock holder");
+    let stdout = child.stdout.take().unwrap();
+    let holder = LockHolder { child };
+    let mut seen = Vec::new();
+    for line in BufReader::new(stdout).lines() {
+        let line = line.unwrap();
+        // With one test thread, libtest prints "test NAME ... " without a newline before the
+        // test runs, so the child's line follows it.
+        if line.ends_with(HOLDING) {
+            return holder;
+        }
+        seen.push(line);
+    }
+    panic!("the lock holder ended without taking the lock: {seen:?}");
+}
+
+/// In a child started by [`spawn_lock_holder`]: takes the lock and holds it until killed (never
+/// returns). Elsewhere: returns at once.
+pub async fn hold_lock_if_asked() {
+    let Ok(task) = std::env::var(LOCK_HOLDER_ENV) else {
+        return;
+    };
+    let (run, location) = task.split_once(' ').unwrap();
+    let store = Store::open_existing(&Location::parse(location))
+        .await
+        .unwrap();
+    let _lock = store
+        .lock_run(RunId::new(run.parse().unwrap()))
+        .await
+        .expect("the child takes the lock");
+    println!("{HOLDING}");
+    loop {
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+    }
+}
+
+/// A child holds `run`'s lock: this process is refused, naming the child; SIGKILL the child, and
+/// the run is free at once.
+pub async fn a_killed_holder_frees_the_run_at_once(
+    store: &Store,
+    test: &str,
+    location: &str,
+    run: RunId,
+) {
+    let mut holder = spawn_lock_holder(test, location, run);
+    match store.lock_run(run).await {
+        Err(StoreError::RunBusy { holder: text, .. }) => {
+            let child = format!("pid {} on host ", holder.child.id());
+            assert!(text.starts_with(&child), "{text}");
+        }
+        other => panic!("expected RunBusy while the child holds the run, got {other:?}"),
+    }
+    holder.child.kill().expect("SIGKILL the holder");
+    let status = holder.child.wait().unwrap();
+    assert!(!status.success(), "the holder was not killed: {status}");
+    let lock = store
+        .lock_run(run)
+        .await
+        .expect("the run is free as soon as its holder is dead");
+    drop(lock);
 }
