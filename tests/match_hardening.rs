@@ -418,3 +418,30 @@ fn resume_needs_an_existing_store_and_names_stay_on_one_line() {
         text(&out.stderr)
     );
 }
+
+/// Item 9: one run is played by one process at a time. A second process is refused, naming
+/// the holder; once the holder is killed (even with SIGKILL) the run resumes at once.
+#[test]
+fn a_run_is_played_by_one_process_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let text_config = config("shared", 20, "").replace("nodes = 300", "nodes = 3000");
+    std::fs::write(dir.path().join("run.toml"), text_config).unwrap();
+    let mut first = spawn(&["match", "--quiet", "run.toml"], dir.path());
+    wait_for_lines(&mut first, "Started game", 1);
+
+    let second = arbiter(&["match", "--quiet", "run.toml"], dir.path());
+    let stderr = text(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("is being played by another process")
+            && stderr.contains(&format!("pid {}", first.id())),
+        "{stderr}"
+    );
+    assert!(!text(&second.stdout).contains("Started game"));
+
+    first.kill().unwrap(); // SIGKILL: the lock goes with the process
+    first.wait().unwrap();
+    let resumed = arbiter(&["match", "--quiet", "run.toml"], dir.path());
+    assert_eq!(resumed.status.code(), Some(0), "{}", text(&resumed.stderr));
+    assert_eq!(stored_json(dir.path(), "shared").len(), 40);
+}

@@ -248,6 +248,9 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
             }
         }
     };
+    // One process plays a run: a second one is refused, naming the holder. The lock goes with
+    // this process however it ends, so a run killed with kill -9 resumes at once.
+    let _lock = store.lock_run(run).await?;
     let spec = Arc::new(config.resolve(&base, seed)?);
     let before = store.totals(run).await?;
 

@@ -1,7 +1,7 @@
 //! The system of record of arbiter runs: every committed game pair, its games' PGN, and the
 //! run totals the statistics are computed from.
 //!
-//! This crate is the "store" step of the data path in DESIGN.md. The runner creates a run,
+//! This crate is the "store" step of the data path in ARCHITECTURE.md. The runner creates a run,
 //! commits each finished colour-swapped pair with [`Store::commit_pair`], and recomputes Elo and
 //! the LLR from [`Store::totals`] with the statistics crate (the store only adds counts; it never
 //! computes or accumulates a statistic). On `--resume` it plays exactly the pairs missing from
@@ -34,7 +34,7 @@
 //!
 //! # Exactly once, nothing lost
 //!
-//! The contracts of DESIGN.md, and why they hold:
+//! The contracts of ARCHITECTURE.md, and why they hold:
 //!
 //! - **One transaction per pair.** [`Store::commit_pair`] inserts the pair row, inserts both
 //!   games (with PGN and JSON), and adds the pair's tally to the run's totals row, in one
