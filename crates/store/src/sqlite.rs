@@ -78,12 +78,23 @@ pub(crate) async fn open(path: &Path, create: bool) -> Result<(Repo<Sqlite>, Pat
         .synchronous(SqliteSynchronous::Full)
         .busy_timeout(BUSY_TIMEOUT)
         .foreign_keys(true);
-    let writer = SqlitePoolOptions::new()
-        .max_connections(1)
-        .acquire_timeout(WRITER_QUEUE_TIMEOUT)
-        .connect_with(writer_options)
-        .await
-        .map_err(classify)?;
+    // Switching a new file to WAL takes an exclusive lock, and SQLite answers "database is
+    // locked" at once, without its busy handler, when another process is doing the same or
+    // recovering the WAL: processes opening one new store together retry for a while.
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    let writer = loop {
+        let attempt = SqlitePoolOptions::new()
+            .max_connections(1)
+            .acquire_timeout(WRITER_QUEUE_TIMEOUT)
+            .connect_with(writer_options.clone())
+            .await;
+        match attempt {
+            Err(cause) if is_busy(&cause) && std::time::Instant::now() < deadline => {
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+            other => break other.map_err(classify)?,
+        }
+    };
     let repo_writer_only = Repo::new(writer.clone(), writer.clone(), location.clone());
     if let Err(e) = repo_writer_only.prepare().await {
         writer.close().await;
@@ -149,4 +160,13 @@ fn is_not_a_database(error: &sqlx::Error) -> bool {
         .as_database_error()
         .and_then(|e| e.code())
         .is_some_and(|code| code == NOT_A_DATABASE)
+}
+
+/// SQLite's "database is locked" (`SQLITE_BUSY` and its extended codes).
+fn is_busy(cause: &sqlx::Error) -> bool {
+    cause
+        .as_database_error()
+        .and_then(|e| e.code())
+        .and_then(|code| code.parse::<i32>().ok())
+        .is_some_and(|code| code & 0xff == 5)
 }
