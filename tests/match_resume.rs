@@ -114,10 +114,15 @@ fn sigkill_and_resume_loses_nothing_and_counts_nothing_twice() {
     // Pairs committed before the kills were kept, not replayed.
     assert!(before.is_subset(&committed(dir.path())));
 
-    // Running the finished command again changes nothing.
-    let out = run_to_the_end(&path);
+    // Resuming the finished run reports it again and plays nothing.
+    let out = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["match", "--quiet", "--resume", "resume", "--store"])
+        .arg(dir.path().join("runs.db"))
+        .output()
+        .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(
         stderr.contains(&format!("{PAIRS} in the store")),
         "{stderr}"

@@ -1016,6 +1016,9 @@ impl<'a> Parser<'a> {
             }
         }
         self.config.each = each.settings;
+        // In cutechess and fastchess an engine that crashes or stalls ends the match unless
+        // -recover is given; the flags mean that here too (a TOML run recovers by default).
+        self.config.recover.get_or_insert(false);
         self.schedule()?;
         Ok(Parsed {
             config: self.config,
@@ -1199,7 +1202,7 @@ mod tests {
         )
         .unwrap();
         let config = ok(ISSUE_EXAMPLE).config;
-        let spec = config.resolve(dir.path(), config.seed()).unwrap();
+        let spec = config.resolve(dir.path(), 1).unwrap();
         assert_eq!(spec.pairs, 500);
         assert_eq!(spec.concurrency, 2);
         assert_eq!(spec.book.len(), 2);

@@ -20,7 +20,7 @@ use arbiter_runner::config::RunConfig;
 use arbiter_runner::outputs::{self, Export};
 use arbiter_runner::tournament::{run_match, Event, MatchSpec, Verdict};
 use arbiter_stats::SprtState;
-use arbiter_store::{Location, RunId, RunSpec, Store, Totals};
+use arbiter_store::{Location, RunId, RunSpec, RunState, Store, Totals};
 use indicatif::{ProgressBar, ProgressStyle};
 use tokio::sync::{mpsc, watch};
 
@@ -194,8 +194,9 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
     };
     let store = Arc::new(store.with_context(|| format!("open the store {location}"))?);
 
-    // Find the run: by --resume, else by the configuration's name (rerunning resumes).
-    let (config, run, seed) = match &args.resume {
+    // Find the run: by --resume, else by the configuration's name. Rerunning resumes an
+    // unfinished run; after a finished one it starts the next (`name-2`, `name-3`, ...).
+    let (config, run, seed, how) = match &args.resume {
         Some(key) => {
             let found = match key.parse::<i64>() {
                 Ok(id) => Some(store.run(RunId::new(id)).await?),
@@ -208,26 +209,36 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
                 &found.spec.config,
                 &format!("run {} in {location}", found.id),
             )?;
-            (config, found.id, found.spec.seed)
+            (config, found.id, found.spec.seed, "resumed".to_owned())
         }
         None => {
             let config = file_config.expect("a configuration");
-            let name = config.run_name();
-            match store.find_run_by_name(&name).await? {
-                Some(found) => {
+            let (latest, next_name) = latest_run(&store, &config.run_name()).await?;
+            match latest {
+                Some(found) if !matches!(found.state, RunState::Finished { .. }) => {
                     let stored = RunConfig::parse(
                         &found.spec.config,
                         &format!("run {} in {location}", found.id),
                     )?;
-                    refuse_edited_configuration(&config, &stored, &name, &location)?;
-                    (config, found.id, found.spec.seed)
+                    refuse_edited_configuration(&config, &stored, &found.spec.name, &location)?;
+                    (config, found.id, found.spec.seed, "resumed".to_owned())
                 }
-                None => {
-                    let seed = config.seed();
+                previous => {
+                    let how = match previous {
+                        Some(done) => format!(
+                            "new run (run {} of this configuration, {}, is finished)",
+                            done.id, done.spec.name
+                        ),
+                        None => "new run".to_owned(),
+                    };
+                    // Each new run draws its own seed unless one is given, as cutechess and
+                    // fastchess do; it is stored and printed so that `seed` (`-srand`)
+                    // replays any run.
+                    let seed = config.seed.unwrap_or_else(fresh_seed);
                     // Resolve first: a configuration that cannot run never creates a run.
                     let pairs_planned = config.resolve(&base, seed)?.pairs;
                     let spec = RunSpec {
-                        name,
+                        name: next_name,
                         seed,
                         config: config.canonical(),
                         first_engine: config
@@ -243,7 +254,7 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
                         pairs_planned,
                     };
                     let id = store.create_run(&spec).await?;
-                    (config, id, seed)
+                    (config, id, seed, how)
                 }
             }
         }
@@ -266,13 +277,10 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
         bar: show_bar.then(|| progress_bar(spec.pairs, before.pairs)),
         stop: stop.clone(),
     });
+    let name = store.run(run).await?.spec.name;
     console.info(&format!(
-        "Run {run} ({}): {} vs {}, {} pairs, {} in the store",
-        config.run_name(),
-        spec.players[0].name,
-        spec.players[1].name,
-        spec.pairs,
-        before.pairs
+        "Run {run} ({name}): {} vs {}, {} pairs, seed {seed}, {how}, {} in the store",
+        spec.players[0].name, spec.players[1].name, spec.pairs, before.pairs
     ));
     for warning in &spec.warnings {
         console.info(&format!("warning: {warning}"));
@@ -391,13 +399,42 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
         }
         Verdict::Fault(reason) => {
             console.info(&format!(
-                "Stopped after an engine fault (recover is off): {reason}"
+                "Stopped after an engine fault (recover is off: give -recover, or recover = true, \
+                 to restart the engine and go on): {reason}"
             ));
             3
         }
     };
     console.info(&format!("Finished run {run}: {}", summary.verdict.as_str()));
     Ok(ExitCode::from(code))
+}
+
+/// The newest run of a configuration named `name` (`name`, then `name-2`, `name-3`, ...),
+/// and the name the next new run of it takes.
+async fn latest_run(
+    store: &Store,
+    name: &str,
+) -> anyhow::Result<(Option<arbiter_store::Run>, String)> {
+    let mut latest = None;
+    for n in 1u64.. {
+        let candidate = if n == 1 {
+            name.to_owned()
+        } else {
+            format!("{name}-{n}")
+        };
+        match store.find_run_by_name(&candidate).await? {
+            Some(run) => latest = Some(run),
+            None => return Ok((latest, candidate)),
+        }
+    }
+    unreachable!("some name in the sequence is free")
+}
+
+/// A seed no earlier run is likely to have had: std's per-process random hash keys (seeded by
+/// the operating system) over the time.
+fn fresh_seed() -> u64 {
+    use std::hash::{BuildHasher, RandomState};
+    RandomState::new().hash_one(std::time::SystemTime::now())
 }
 
 /// Refuses to continue a stored run with a configuration whose games would differ: its totals

@@ -1,0 +1,131 @@
+//! What scripts written for cutechess-cli and fastchess expect of a command line (issue 10),
+//! through the real binary: the flags mean what they mean there.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use arbiter_store::{Location, Store};
+use futures_util::StreamExt;
+
+const BOOK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../openings/quick.epd");
+
+fn arbiter(line: &str, dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(line.split_whitespace())
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run arbiter")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Two in-process staunton engines at a few hundred nodes, from the shipped book.
+fn staunton_match(extra: &str) -> String {
+    format!(
+        "-engine builtin=staunton name=dev -engine builtin=staunton name=base param.knight_mg=250 \
+         -each tc=inf nodes=300 hash=0 -maxmoves 60 -openings file={BOOK} order=random \
+         -store runs.db {extra}"
+    )
+}
+
+/// Per run of the store: its name, seed and its games' opening FENs in order.
+fn runs(dir: &Path) -> Vec<(String, u64, Vec<String>)> {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let location = Location::parse(&dir.join("runs.db").display().to_string());
+        let store = Store::open_existing(&location).await.unwrap();
+        let mut out = Vec::new();
+        for run in store.runs().await.unwrap() {
+            let mut games = store.games(run.id);
+            let mut openings = Vec::new();
+            while let Some(game) = games.next().await {
+                openings.push(game.unwrap().game.opening_fen);
+            }
+            out.push((run.spec.name, run.spec.seed, openings));
+        }
+        out
+    })
+}
+
+/// Items 7 and 8: rerunning a finished command starts a new run, with a seed of its own
+/// (so a random book order differs), and says so; `-srand` reproduces a run; an unfinished
+/// run is resumed with its seed.
+#[test]
+fn a_finished_run_does_not_swallow_the_next_and_each_run_draws_its_seed() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = staunton_match("-rounds 6 -concurrency 2");
+    for _ in 0..2 {
+        let out = arbiter(&line, dir.path());
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    }
+    let out = arbiter(&line, dir.path());
+    let first_line = text(&out.stderr).lines().next().unwrap().to_owned();
+    assert!(
+        first_line.contains("-3): ") && first_line.contains("new run (run 2 of this configuration"),
+        "{first_line}"
+    );
+    let stored = runs(dir.path());
+    assert_eq!(stored.len(), 3);
+    assert!(stored[1].0.ends_with("-2"), "{:?}", stored[1].0);
+    assert_ne!(stored[0].1, stored[1].1, "each new run draws a seed");
+    assert_ne!(
+        stored[0].2, stored[1].2,
+        "so a random order differs between runs"
+    );
+    assert!(
+        first_line.contains(&format!("seed {}", stored[2].1)),
+        "{first_line}"
+    );
+
+    // The printed seed, given back, plays the same openings.
+    let seed = stored[0].1;
+    let out = arbiter(&format!("{line} -srand {seed}"), dir.path());
+    assert_eq!(out.status.code(), Some(0));
+    let stored = runs(dir.path());
+    assert_eq!(stored[3].1, seed);
+    assert_eq!(
+        stored[3].2, stored[0].2,
+        "-srand reproduces the run's openings"
+    );
+}
+
+/// Item 2: without `-recover` an engine that crashes ends the match, as in cutechess and
+/// fastchess; with it the engine is restarted and the match goes on.
+#[test]
+fn a_crash_ends_the_match_unless_recover_is_given() {
+    let dir = tempfile::tempdir().unwrap();
+    // A UCI engine of a few lines that crashes when asked to think.
+    let engine = dir.path().join("crasher.sh");
+    std::fs::write(
+        &engine,
+        "#!/bin/sh\nwhile read line; do\n  case \"$line\" in\n    uci) echo 'id name crasher'; \
+         echo uciok;;\n    isready) echo readyok;;\n    go*) exit 3;;\n    quit) exit 0;;\n  \
+         esac\ndone\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let line = format!(
+        "-engine cmd={} name=crasher -engine builtin=staunton name=staunton \
+         -each tc=inf nodes=200 hash=0 -rounds 3 -store runs.db",
+        engine.display()
+    );
+    let out = arbiter(&line, dir.path());
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("recover is off"), "{stderr}");
+    assert!(text(&out.stdout).matches("Finished game").count() < 6);
+
+    let out = arbiter(&format!("{line} -recover"), dir.path());
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(stdout.matches("Finished game").count(), 6, "{stdout}");
+    assert_eq!(stdout.matches(" disconnects}").count(), 6, "{stdout}");
+    assert!(
+        stdout.contains("Score of crasher vs staunton: 0 - 6 - 0"),
+        "{stdout}"
+    );
+}
