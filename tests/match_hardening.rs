@@ -79,17 +79,22 @@ fn wait_for_lines(child: &mut Child, pattern: &str, count: usize) -> Vec<String>
     seen
 }
 
-/// Item 2: a run is one configuration. Changing what defines the games is refused with what
-/// differs; changing only outputs and pace continues the run.
+/// Item 2: a run is one configuration. Changing what defines the games of an unfinished run
+/// is refused with what differs; changing only outputs and pace continues the run.
 #[test]
 fn an_edited_configuration_is_refused_with_what_differs() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("run.toml");
-    std::fs::write(&path, config("fixed", 2, "")).unwrap();
-    let out = arbiter(&["match", "--quiet", "run.toml"], dir.path());
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    std::fs::write(&path, config("fixed", 200, "")).unwrap();
+    // Stopped after its first pair: an unfinished run.
+    let mut first = spawn(&["match", "--quiet", "run.toml"], dir.path());
+    wait_for_lines(&mut first, "Elo difference", 1);
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let played = stored_json(dir.path(), "fixed").len();
+    assert!(played >= 2);
 
-    let edited = config("fixed", 4, "")
+    let edited = config("fixed", 400, "")
         .replace("nodes = 300", "nodes = 5000")
         .replace("knight_mg = 250", "knight_mg = 260");
     std::fs::write(&path, edited).unwrap();
@@ -97,7 +102,7 @@ fn an_edited_configuration_is_refused_with_what_differs() {
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     for difference in [
-        "rounds: 2 -> 4",
+        "rounds: 200 -> 400",
         "each.nodes: 300 -> 5000",
         "engine[base].params.knight_mg: 250 -> 260",
     ] {
@@ -105,17 +110,31 @@ fn an_edited_configuration_is_refused_with_what_differs() {
     }
     assert!(stderr.contains("another `name`"), "{stderr}");
     assert!(!text(&out.stdout).contains("Started game"));
-    assert_eq!(stored_json(dir.path(), "fixed").len(), 4, "nothing added");
+    assert_eq!(
+        stored_json(dir.path(), "fixed").len(),
+        played,
+        "nothing added"
+    );
 
-    // Outputs and concurrency do not define the games: the run is found and is complete.
-    let moved = config("fixed", 2, "pgnout = \"elsewhere.pgn\"")
+    // Outputs and concurrency do not define the games: the run is resumed.
+    let moved = config("fixed", 200, "pgnout = \"elsewhere.pgn\"")
         .replace("concurrency = 2", "concurrency = 1");
     std::fs::write(&path, moved).unwrap();
-    let out = arbiter(&["match", "--quiet", "run.toml"], dir.path());
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("2 pairs, 2 in the store"));
+    let mut resumed = spawn(&["match", "--quiet", "run.toml"], dir.path());
+    wait_for_lines(&mut resumed, "Started game", 1);
+    resumed.kill().unwrap();
+    let out = resumed.wait_with_output().unwrap();
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(&format!("resumed, {} in the store", played / 2)),
+        "{stderr}"
+    );
     let pgn = std::fs::read_to_string(dir.path().join("elsewhere.pgn")).unwrap();
-    assert_eq!(pgn.matches("[Event ").count(), 4);
+    assert_eq!(
+        pgn.matches("[Event ").count(),
+        played,
+        "exported before the first game"
+    );
 }
 
 /// Items 3, 4 and 7: the TOML path refuses what the flag path refuses, an unknown key in
@@ -294,8 +313,11 @@ fn outputs_are_rebuilt_from_the_store_and_foreign_files_kept() {
         "[Event \"cutechess\"]\n\n1. e4 *\n"
     );
 
-    // Rerunning the same run rewrites the files with the same games: no warning, no copies.
-    let out = arbiter(&["match", "--quiet", "run.toml"], dir.path());
+    // Resuming the same run rewrites the files with the same games: no warning, no copies.
+    let out = arbiter(
+        &["match", "--quiet", "--resume", "one", "--store", "runs.db"],
+        dir.path(),
+    );
     assert_eq!(out.status.code(), Some(0));
     assert!(
         !text(&out.stderr).contains("warning"),
