@@ -261,7 +261,11 @@ fn stdout_carries_exactly_the_cutechess_stream() {
         "one per pair, not again"
     );
     assert_eq!(lines.last(), Some(&"Finished match"), "{stream}");
-    let sprt_line = lines[lines.len() - 2];
+    let sprt_line = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("SPRT: "))
+        .unwrap();
     assert!(
         sprt_line.starts_with("SPRT: llr ") && sprt_line.ends_with(", lbound -2.94, ubound 2.94"),
         "cutechess's SPRT line, nothing added: {sprt_line}"
@@ -273,6 +277,9 @@ fn stdout_carries_exactly_the_cutechess_stream() {
             "Score of ",
             "Elo difference: ",
             "SPRT: ",
+            "Player: ",
+            "  Timeouts: ",
+            "  Crashed: ",
             "Finished match",
         ];
         assert!(known.iter().any(|p| line.starts_with(p)), "{line:?}");

@@ -340,6 +340,10 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
             console.result(&line);
         }
     }
+    let names = [spec.players[0].name.as_str(), spec.players[1].name.as_str()];
+    for line in outputs::player_lines(&store, run, names).await? {
+        console.result(&line);
+    }
     console.result("Finished match");
     if let Some(bar) = &console.bar {
         bar.finish_and_clear();

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use arbiter_rules::pgn::PgnReader;
 use arbiter_stats::{estimate, Pentanomial, Sample, Sprt, SprtState, SprtStatus, Trinomial};
-use arbiter_store::{GameRow, RunId, Store, StoreError, Totals};
+use arbiter_store::{GameResult, GameRow, RunId, Store, StoreError, Totals};
 use futures_util::StreamExt;
 
 use crate::game::GameRecord;
@@ -138,6 +138,45 @@ pub fn significant3(x: f64) -> String {
         let decimals = (2 - exponent).max(0) as usize;
         trim(format!("{x:.decimals$}"))
     }
+}
+
+/// fastchess's closing lines per engine, which scripts count crashes and time losses from:
+/// `Player: dev`, `  Timeouts: 0`, `  Crashed: 1`. Counted over the run's stored games: a time
+/// forfeit is a timeout of the side that lost it, a disconnection or stall a crash.
+pub async fn player_lines(
+    store: &Store,
+    run: RunId,
+    names: [&str; 2],
+) -> Result<Vec<String>, StoreError> {
+    let mut counts = [(0u64, 0u64); 2];
+    let mut games = store.games(run);
+    while let Some(game) = games.next().await {
+        let game = game?.game;
+        let loser = match game.result {
+            GameResult::WhiteWins => &game.black,
+            GameResult::BlackWins => &game.white,
+            GameResult::Draw => continue,
+        };
+        let Some(engine) = names.iter().position(|name| name == loser) else {
+            continue;
+        };
+        match game.termination.as_str() {
+            "time forfeit" => counts[engine].0 += 1,
+            "abandoned" | "stalled connection" => counts[engine].1 += 1,
+            _ => {}
+        }
+    }
+    Ok(names
+        .iter()
+        .zip(counts)
+        .flat_map(|(name, (timeouts, crashes))| {
+            [
+                format!("Player: {name}"),
+                format!("  Timeouts: {timeouts}"),
+                format!("  Crashed: {crashes}"),
+            ]
+        })
+        .collect())
 }
 
 /// The final summary as one JSON object.

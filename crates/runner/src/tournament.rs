@@ -567,7 +567,8 @@ pub fn game_pgn(
         ("Event", spec.event.clone()),
         ("Site", spec.site.clone()),
         ("Date", pgn_date(started_at)),
-        ("Round", number.to_string()),
+        // The round is the pair, as fastchess writes it; the game's own number is arbiter's tag.
+        ("Round", number.div_ceil(2).to_string()),
         ("White", record.white.clone()),
         ("Black", record.black.clone()),
         ("Result", record.outcome.result_token().to_owned()),
@@ -577,7 +578,8 @@ pub fn game_pgn(
         ),
         ("TimeControl", tc.pgn_tag()),
         ("PlyCount", record.plies().to_string()),
-        ("Opening", record.opening.source.clone()),
+        ("GameNumber", number.to_string()),
+        ("BookEntry", book_entry(&record.opening.source)),
     ] {
         pgn.set_tag(name, &value);
     }
@@ -605,6 +607,16 @@ pub fn game_pgn(
             spec.event
         )
     })
+}
+
+/// Where a game's opening came from, without the folders of the user's disk: `quick.epd:12`,
+/// `odds:knight`, `startpos`. (PGN's `Opening` tag is the opening's name, which a book line
+/// does not give.)
+fn book_entry(source: &str) -> String {
+    std::path::Path::new(source).file_name().map_or_else(
+        || source.to_owned(),
+        |name| name.to_string_lossy().into_owned(),
+    )
 }
 
 /// One JSON object per game, for `jsonl` output and the store.
