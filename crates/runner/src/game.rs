@@ -15,7 +15,7 @@ use crate::adjudication::{Adjudication, Adjudicator};
 use crate::openings::Opening;
 use crate::player::{MoveRequest, Player, PositionCommand};
 use crate::process::EngineFault;
-use crate::tc::{Clock, TimeControl};
+use crate::tc::{charge_move, Clock, TimeControl};
 use crate::uci::{GoLimits, Score};
 
 /// Everything a game needs besides its players.
@@ -194,7 +194,7 @@ pub async fn play_game(
             .saturating_sub(think_time);
 
         let flagged = match tc.clock {
-            Some(_) => !clocks[side].charge(think_time, spec.time_margin),
+            Some(_) => !charge_move(&mut clocks, side, think_time, spec.time_margin),
             None => deadline.is_some_and(|d| think_time > d),
         };
         if flagged {
