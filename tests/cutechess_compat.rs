@@ -129,3 +129,24 @@ fn a_crash_ends_the_match_unless_recover_is_given() {
         "{stdout}"
     );
 }
+
+/// Item 3: time controls as fastchess's README writes them (`s` suffixes), and a fixed time
+/// per move with one, are played, and the PGN tag is written as both tools write it.
+#[test]
+fn time_controls_with_seconds_suffixes_are_played() {
+    let dir = tempfile::tempdir().unwrap();
+    for (limit, tag) in [("tc=2+0.02s", "2+0.02"), ("st=0.02s", "0.02/move")] {
+        let line = format!(
+            "-engine builtin=staunton name=a -engine builtin=staunton name=b -each {limit} \
+             hash=0 -maxmoves 10 -rounds 1 -store runs.db -pgnout out.pgn -recover"
+        );
+        let out = arbiter(&line, dir.path());
+        assert_eq!(out.status.code(), Some(0), "{limit}: {}", text(&out.stderr));
+        let pgn = std::fs::read_to_string(dir.path().join("out.pgn")).unwrap();
+        assert_eq!(
+            pgn.matches(&format!("[TimeControl \"{tag}\"]")).count(),
+            2,
+            "{limit}: {pgn}"
+        );
+    }
+}

@@ -557,11 +557,9 @@ fn engine_key<'a>(
         }
         "tc" => settings.tc = Some(time_control(group, token, value)?),
         "st" => {
-            let st: f64 = group.positive(token, value, "st=SECONDS, a positive number")?;
-            if !st.is_finite() {
-                return Err(group.invalid(token, "st=SECONDS, a positive number"));
-            }
-            settings.st = Some(st);
+            let st = TimeControl::parse_movetime(value)
+                .map_err(|e| group.rejected(token, e.to_string()))?;
+            settings.st = Some(st.as_secs_f64());
         }
         "nodes" => settings.nodes = Some(group.positive(token, value, "nodes=N, N at least 1")?),
         "depth" | "plies" => {

@@ -432,13 +432,10 @@ impl RunConfig {
             None => None,
         };
         let movetime = match self.setting(index, |s| s.st) {
-            Some(st) if st.is_finite() && st > 0.0 => Some(Duration::from_secs_f64(st)),
-            Some(st) => {
-                return Err(invalid(
-                    field("st"),
-                    format!("{st} is not a positive number of seconds"),
-                ))
-            }
+            Some(st) => Some(
+                TimeControl::parse_movetime(&st.to_string())
+                    .map_err(|e| invalid(field("st"), e.to_string()))?,
+            ),
             None => None,
         };
         let positive = |name: &str, value: Option<u64>| match value {
