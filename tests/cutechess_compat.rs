@@ -150,3 +150,43 @@ fn time_controls_with_seconds_suffixes_are_played() {
         );
     }
 }
+
+/// Item 5: `-ratinginterval`, `-scoreinterval`, `-report penta=` and `-output format=fastchess`
+/// shape the stream as they do in the two tools: interim blocks every N games, the same block
+/// once at the end, the pentanomial line when asked.
+#[test]
+fn interim_reports_come_at_the_asked_intervals() {
+    let dir = tempfile::tempdir().unwrap();
+    let count = |flags: &str, pattern: &str| {
+        let out = arbiter(&staunton_match(&format!("-rounds 4 {flags}")), dir.path());
+        assert_eq!(out.status.code(), Some(0), "{flags}: {}", text(&out.stderr));
+        let stdout = text(&out.stdout);
+        assert!(stdout.ends_with("Finished match\n"), "{stdout}");
+        stdout.matches(pattern).count()
+    };
+    let fastchess = "-output format=fastchess";
+    let results = "Results of dev vs base (300 nodes, 1t, 0MB, quick.epd):";
+    assert_eq!(count(&format!("{fastchess} -ratinginterval 4"), results), 2);
+    assert_eq!(count(&format!("{fastchess} -ratinginterval 3"), results), 3);
+    assert_eq!(count(&format!("{fastchess} -ratinginterval 0"), results), 1);
+    assert_eq!(
+        count(&format!("{fastchess} -ratinginterval 0"), "Ptnml(0-2): ["),
+        1
+    );
+    let no_penta = format!("{fastchess} -ratinginterval 0 -report penta=false");
+    assert_eq!(count(&no_penta, "Ptnml"), 0);
+    assert_eq!(count(&no_penta, "Games: 8, Wins: "), 1);
+    assert_eq!(
+        count(fastchess, "Score of"),
+        0,
+        "fastchess prints no score lines"
+    );
+    assert_eq!(count("-scoreinterval 2", "Score of dev vs base: "), 4);
+    assert_eq!(count("-scoreinterval 0 -ratinginterval 0", "Score of"), 0);
+    assert_eq!(count("-ratinginterval 0", "Elo difference: "), 1);
+    assert_eq!(
+        count("", "Elo difference: "),
+        4,
+        "arbiter's default: every pair"
+    );
+}

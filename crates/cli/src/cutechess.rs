@@ -140,6 +140,9 @@ const FLAGS: &[&str] = &[
     "-tournament",
     "-variant",
     "-output",
+    "-ratinginterval",
+    "-scoreinterval",
+    "-report",
     "-noswap",
     "-config",
     "-quick",
@@ -149,10 +152,7 @@ const FLAGS: &[&str] = &[
 #[rustfmt::skip]
 const IGNORED_FLAGS: &[(&str, &str)] = &[
     ("-livepgnout", "the -pgnout file is rewritten as pairs finish"),
-    ("-ratinginterval", "the progress line shows score, Elo and LLR after every pair"),
     ("-outcomeinterval", "the progress line shows score, Elo and LLR after every pair"),
-    ("-scoreinterval", "the progress line shows score, Elo and LLR after every pair"),
-    ("-report", "pentanomial statistics are always reported"),
     ("-resultformat", "result lines always use cutechess's format"),
     ("-wait", "a game starts as soon as a slot is free"),
     ("-debug", "engine input and output are not echoed"),
@@ -244,6 +244,7 @@ const SPRT_KEYS: &[&str] = &["elo0", "elo1", "alpha", "beta", "model"];
 const DRAW_KEYS: &[&str] = &["movenumber", "movecount", "score"];
 const RESIGN_KEYS: &[&str] = &["movecount", "score", "twosided"];
 const OUTPUT_KEYS: &[&str] = &["format"];
+const REPORT_KEYS: &[&str] = &["penta"];
 
 /// One argument and where it stood.
 #[derive(Clone, Copy, Debug)]
@@ -726,6 +727,24 @@ impl<'a> Parser<'a> {
                 }
             }
             "-output" => self.output(group)?,
+            "-ratinginterval" => {
+                let token = group.one("the games between rating reports (0: only at the end)")?;
+                let expected = "a number of games, 0 or more";
+                self.config.ratinginterval = Some(group.number(token, token.text, expected)?);
+            }
+            "-scoreinterval" => {
+                let token = group.one("the games between score lines (0: none)")?;
+                let expected = "a number of games, 0 or more";
+                self.config.scoreinterval = Some(group.number(token, token.text, expected)?);
+            }
+            "-report" => {
+                for pair in group.pairs() {
+                    match pair.key {
+                        "penta" => self.config.report_penta = Some(group.boolean(&pair)?),
+                        _ => return Err(group.unknown_key(&pair, REPORT_KEYS)),
+                    }
+                }
+            }
             "-noswap" => {
                 return Err(group.rejected(
                     group.flag,
@@ -970,10 +989,9 @@ impl<'a> Parser<'a> {
     fn output(&mut self, group: &Group<'a>) -> Result<(), GrammarError> {
         for pair in group.pairs() {
             match (pair.key, pair.value) {
-                ("format", Some("cutechess")) => {}
-                ("format", Some("fastchess")) => self
-                    .warnings
-                    .push(group.ignored(pair.token, "result lines use cutechess's format")),
+                ("format", Some(format @ ("cutechess" | "fastchess"))) => {
+                    self.config.output = Some(format.to_owned())
+                }
                 ("format", _) => {
                     return Err(group.invalid(pair.token, "format=cutechess or format=fastchess"))
                 }
@@ -1524,19 +1542,17 @@ mod tests {
 
     #[test]
     fn ignored_flags_and_keys_warn() {
-        let extras = "-ratinginterval 10 -wait 500 -debug -tb /tb -tbpieces 6 \
-                      -resultformat per-color -output format=fastchess -seeds 1 -reverse \
+        let extras = "-wait 500 -debug -tb /tb -tbpieces 6 \
+                      -resultformat per-color -seeds 1 -reverse \
                       -each stderr=err.txt whitepov ponder -openings file=a.epd policy=round";
         let parsed = ok(&format!("{TWO} {extras}"));
         let warnings = parsed.warnings.join("\n");
         for needle in [
-            "-ratinginterval 10 (argument 7): ignored",
-            "-wait 500",
+            "-wait 500 (argument 7): ignored",
             "-debug (argument",
             "-tb /tb",
             "-tbpieces 6",
             "-resultformat per-color",
-            "-output format=fastchess",
             "-seeds 1",
             "-reverse",
             "-each stderr=err.txt",
@@ -1546,11 +1562,26 @@ mod tests {
         ] {
             assert!(warnings.contains(needle), "{needle} in\n{warnings}");
         }
-        assert_eq!(parsed.warnings.len(), 13);
+        assert_eq!(parsed.warnings.len(), 11);
         let quiet = ok(&format!(
             "{TWO} -output format=cutechess -tournament gauntlet -variant standard"
         ));
         assert_eq!(quiet.warnings, Vec::<String>::new());
+    }
+
+    /// The report flags take effect (issue 10): they are read into the configuration.
+    #[test]
+    fn report_flags_are_read() {
+        let parsed = ok(&format!(
+            "{TWO} -ratinginterval 10 -scoreinterval 3 -report penta=false -output format=fastchess"
+        ));
+        assert_eq!(parsed.warnings, Vec::<String>::new());
+        assert_eq!(parsed.config.ratinginterval, Some(10));
+        assert_eq!(parsed.config.scoreinterval, Some(3));
+        assert_eq!(parsed.config.report_penta, Some(false));
+        assert_eq!(parsed.config.output.as_deref(), Some("fastchess"));
+        let err = err(&format!("{TWO} -report pent=true")).to_string();
+        assert!(err.contains("-report"), "{err}");
     }
 
     #[test]

@@ -16,10 +16,11 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context};
 use arbiter_rules::Color;
-use arbiter_runner::config::RunConfig;
+use arbiter_runner::config::{OutputFormat, ReportSettings, RunConfig};
 use arbiter_runner::outputs::{self, Export};
+use arbiter_runner::player::PlayerKind;
 use arbiter_runner::tournament::{run_match, Event, MatchSpec, Verdict};
-use arbiter_stats::SprtState;
+use arbiter_stats::{SprtState, SprtStatus};
 use arbiter_store::{Location, RunId, RunSpec, RunState, Store, Totals};
 use indicatif::{ProgressBar, ProgressStyle};
 use tokio::sync::{mpsc, watch};
@@ -88,6 +89,9 @@ struct Console {
     json: bool,
     bar: Option<ProgressBar>,
     stop: Arc<Stop>,
+    report: ReportSettings,
+    /// What fastchess's result block shows in parentheses: time control, threads, hash, book.
+    details: String,
 }
 
 /// The one stop signal of a match, with the first reason given.
@@ -145,6 +149,24 @@ impl Console {
         if written.is_err() {
             self.stop.stdout_closed.store(true, Ordering::SeqCst);
             self.stop.request(StopReason::StdoutClosed);
+        }
+    }
+
+    /// The rating block of the chosen format for `totals`.
+    fn rating_block(&self, spec: &MatchSpec, totals: &Totals, sprt: Option<SprtStatus>) {
+        let lines = match self.report.format {
+            OutputFormat::Cutechess => outputs::rating_lines(totals, sprt, self.report.penta),
+            OutputFormat::Fastchess => outputs::fastchess_block(
+                &spec.players[0].name,
+                &spec.players[1].name,
+                &self.details,
+                totals,
+                spec.sprt.as_ref().zip(sprt),
+                self.report.penta,
+            ),
+        };
+        for line in &lines {
+            self.result(line);
         }
     }
 
@@ -276,6 +298,8 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
         json: args.json,
         bar: show_bar.then(|| progress_bar(spec.pairs, before.pairs)),
         stop: stop.clone(),
+        report: config.report_settings()?,
+        details: matchup_details(&spec, &config),
     });
     let name = store.run(run).await?.spec.name;
     console.info(&format!(
@@ -336,9 +360,7 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
     let sprt = spec.sprt.as_ref().zip(summary.sprt);
     // The rating block for the final totals, unless the last pair already printed it.
     if last_block != Some(summary.totals.pairs) {
-        for line in outputs::rating_lines(&summary.totals, summary.sprt) {
-            console.result(&line);
-        }
+        console.rating_block(&spec, &summary.totals, summary.sprt);
     }
     let names = [spec.players[0].name.as_str(), spec.players[1].name.as_str()];
     for line in outputs::player_lines(&store, run, names).await? {
@@ -463,6 +485,51 @@ fn refuse_edited_configuration(
     )
 }
 
+/// fastchess's parenthesis after `Results of A vs B`: time control, threads, hash and book,
+/// each as `first - second` when the engines differ.
+fn matchup_details(spec: &MatchSpec, config: &RunConfig) -> String {
+    let both = |of: &dyn Fn(usize) -> String| {
+        let (first, second) = (of(0), of(1));
+        if first == second {
+            first
+        } else {
+            format!("{first} - {second}")
+        }
+    };
+    let limit = |i: usize| {
+        let tc = &spec.time_controls[i];
+        match (
+            tc.clock.is_some() || tc.movetime.is_some(),
+            tc.nodes,
+            tc.depth,
+        ) {
+            (true, _, _) => tc.pgn_tag(),
+            (false, Some(nodes), _) => format!("{nodes} nodes"),
+            (false, None, Some(depth)) => format!("{depth} plies"),
+            (false, None, None) => "-".to_owned(),
+        }
+    };
+    let option = |i: usize, name: &str, unit: &str| match &spec.players[i].kind {
+        PlayerKind::Uci(process) => process
+            .options
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map_or_else(|| "NULL".to_owned(), |(_, v)| format!("{v}{unit}")),
+        PlayerKind::Builtin(builtin) if name == "Hash" => format!("{}{unit}", builtin.hash_mb),
+        PlayerKind::Builtin(_) => format!("1{unit}"),
+    };
+    let mut details = format!(
+        "{}, {}, {}",
+        both(&limit),
+        both(&|i| option(i, "Threads", "t")),
+        both(&|i| option(i, "Hash", "MB"))
+    );
+    if let Some(name) = config.openings.file.as_ref().and_then(|f| f.file_name()) {
+        details.push_str(&format!(", {}", name.to_string_lossy()));
+    }
+    details
+}
+
 /// Moves a file out of the way to the first free `FILE.old`, `FILE.old.1`, ... name.
 fn set_aside(path: &Path) -> anyhow::Result<PathBuf> {
     let mut name = path.as_os_str().to_owned();
@@ -531,6 +598,11 @@ async fn report(
     let (first, second) = (spec.players[0].name.as_str(), spec.players[1].name.as_str());
     let mut pending: HashMap<u64, [Option<Pending>; 2]> = HashMap::new();
     let mut last_block = None;
+    let report = console.report;
+    // Games finished so far, and when the last rating block was printed: blocks come every
+    // `ratinginterval` games, at the first commit after a multiple.
+    let mut games_finished = committed.wins + committed.draws + committed.losses;
+    let mut games_at_block = games_finished;
     while let Some(event) = events.recv().await {
         match event {
             Event::GameStarted {
@@ -559,6 +631,13 @@ async fn report(
                 };
                 let index = ((number - 1) % 2) as usize;
                 pending.entry(pair).or_default()[index] = Some(Pending { half_points, json });
+                games_finished += 1;
+                let score_due = report.format == OutputFormat::Cutechess
+                    && report.score_interval > 0
+                    && games_finished.is_multiple_of(report.score_interval);
+                if !score_due {
+                    continue;
+                }
                 let (mut wins, mut losses, mut draws) =
                     (committed.wins, committed.losses, committed.draws);
                 for game in pending.values().flatten().flatten() {
@@ -584,15 +663,17 @@ async fn report(
                         let _ = writeln!(file, "{}", game.json);
                     }
                 }
-                let lines = outputs::rating_lines(&totals, sprt);
                 if let Some(bar) = &console.bar {
                     bar.set_position(totals.pairs);
+                    let lines = outputs::rating_lines(&totals, sprt, report.penta);
                     bar.set_message(lines.join("  "));
                 }
-                for line in &lines {
-                    console.result(line);
+                let interval = report.rating_interval;
+                if interval > 0 && games_finished / interval > games_at_block / interval {
+                    console.rating_block(&spec, &totals, sprt);
+                    games_at_block = games_finished;
+                    last_block = Some(totals.pairs);
                 }
-                last_block = Some(totals.pairs);
             }
             Event::Warning(text) => console.info(&format!("warning: {text}")),
         }

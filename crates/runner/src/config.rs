@@ -143,6 +143,15 @@ pub struct RunConfig {
     pub recover: Option<bool>,
     pub event: Option<String>,
     pub site: Option<String>,
+    /// How results are printed: `cutechess` (default) or `fastchess` (its result blocks).
+    pub output: Option<String>,
+    /// Games between rating blocks (cutechess's and fastchess's `-ratinginterval`); 0: only at
+    /// the end. Default 2: after every pair.
+    pub ratinginterval: Option<u64>,
+    /// Games between `Score of` lines (`-scoreinterval`); 0: none. Default 1.
+    pub scoreinterval: Option<u64>,
+    /// Pentanomial statistics in the reports (fastchess's `-report penta=`). Default true.
+    pub report_penta: Option<bool>,
     #[serde(default)]
     pub each: EngineSettings,
     #[serde(default, rename = "engine")]
@@ -162,6 +171,27 @@ pub struct AdjudicationConfig {
     pub draw: Option<DrawRule>,
     pub resign: Option<ResignRule>,
     pub maxmoves: Option<u32>,
+}
+
+/// The two result streams scripts are written for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// `Score of ...` after each game, `Elo difference ...` and `SPRT: ...` blocks.
+    Cutechess,
+    /// `Results of A vs B (...)` blocks framed by dashes, as fastchess prints them.
+    Fastchess,
+}
+
+/// What the result stream shows and how often.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ReportSettings {
+    pub format: OutputFormat,
+    /// Games between rating blocks; 0 prints one only at the end.
+    pub rating_interval: u64,
+    /// Games between `Score of` lines (cutechess format); 0 prints none.
+    pub score_interval: u64,
+    /// Pentanomial Elo and the `Ptnml(0-2)` line, or the game (trinomial) model.
+    pub penta: bool,
 }
 
 /// A configuration that cannot run; names the file and the field.
@@ -233,6 +263,10 @@ impl RunConfig {
             recover: None,
             event: None,
             site: None,
+            output: None,
+            ratinginterval: None,
+            scoreinterval: None,
+            report_penta: None,
             ..self.clone()
         }
     }
@@ -305,6 +339,7 @@ impl RunConfig {
                 ))
             }
         };
+        self.report_settings()?;
         let mut warnings = Vec::new();
         let players = [
             self.player(0, base, &mut warnings)?,
@@ -353,6 +388,26 @@ impl RunConfig {
             event: self.event.clone().unwrap_or_else(|| "arbiter match".into()),
             site: self.site.clone().unwrap_or_else(|| "?".into()),
             warnings,
+        })
+    }
+
+    /// How the results are printed, checked like everything else.
+    pub fn report_settings(&self) -> Result<ReportSettings, ConfigError> {
+        let format = match self.output.as_deref() {
+            None | Some("cutechess") => OutputFormat::Cutechess,
+            Some("fastchess") => OutputFormat::Fastchess,
+            Some(other) => {
+                return Err(invalid(
+                    "output",
+                    format!("{other:?}: expected cutechess or fastchess"),
+                ))
+            }
+        };
+        Ok(ReportSettings {
+            format,
+            rating_interval: self.ratinginterval.unwrap_or(2),
+            score_interval: self.scoreinterval.unwrap_or(1),
+            penta: self.report_penta.unwrap_or(true),
         })
     }
 

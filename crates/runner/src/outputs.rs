@@ -42,17 +42,26 @@ pub fn score_line(first: &str, second: &str, wins: u64, losses: u64, draws: u64)
 }
 
 /// cutechess's rating block: `Elo difference: X +/- Y, LOS: Z %, DrawRatio: R %` and, with an
-/// SPRT, its line. Elo comes from the pentanomial totals (the pairs are what was played).
-pub fn rating_lines(totals: &Totals, sprt: Option<SprtStatus>) -> Vec<String> {
+/// SPRT, its line. Elo comes from the pentanomial totals (the pairs are what was played), or
+/// from the games alone without `penta`.
+pub fn rating_lines(totals: &Totals, sprt: Option<SprtStatus>, penta: bool) -> Vec<String> {
     let mut lines = Vec::new();
     if totals.wins + totals.draws + totals.losses == 0 {
         return lines;
     }
-    let penta = Sample::from(Pentanomial::from_counts(totals.pentanomial));
-    if let Ok(elo) = estimate::elo(&penta) {
+    let sample = if penta {
+        Sample::from(Pentanomial::from_counts(totals.pentanomial))
+    } else {
+        Sample::from(Trinomial::from_wdl(
+            totals.wins,
+            totals.draws,
+            totals.losses,
+        ))
+    };
+    if let Ok(elo) = estimate::elo(&sample) {
         lines.push(format!(
             "Elo difference: {:.1} +/- {:.1}, LOS: {:.1} %, DrawRatio: {:.1} %",
-            elo.elo,
+            elo.elo + 0.0, // no "-0.0"
             elo.half_width,
             elo.los * 100.0,
             game_draw_ratio(totals) * 100.0
@@ -138,6 +147,87 @@ pub fn significant3(x: f64) -> String {
         let decimals = (2 - exponent).max(0) as usize;
         trim(format!("{x:.decimals$}"))
     }
+}
+
+/// fastchess's result block, framed by dashes: the matchup, Elo and nElo, LOS, draw ratio,
+/// games and points, the pentanomial line (with `penta`), and the LLR with its bounds and
+/// hypotheses. `details` is what fastchess puts in the parentheses: `10+0.1, 1t, 16MB, book.epd`.
+/// The Elo is the pentanomial one with `penta`, the games' (trinomial) otherwise. fastchess
+/// adds a WL/DD ratio to the pentanomial line; the store counts a win-and-loss pair and a
+/// two-draw pair in one bucket, as fishtest does, so arbiter leaves it out.
+pub fn fastchess_block(
+    first: &str,
+    second: &str,
+    details: &str,
+    totals: &Totals,
+    sprt: Option<(&Sprt, SprtStatus)>,
+    penta: bool,
+) -> Vec<String> {
+    const RULE: &str = "--------------------------------------------------";
+    let pentanomial = Pentanomial::from_counts(totals.pentanomial);
+    let trinomial = Trinomial::from_wdl(totals.wins, totals.draws, totals.losses);
+    let sample = if penta {
+        Sample::from(pentanomial)
+    } else {
+        Sample::from(trinomial)
+    };
+    let mut lines = vec![
+        RULE.to_owned(),
+        format!("Results of {first} vs {second} ({details}):"),
+    ];
+    if let (Ok(elo), Ok(nelo)) = (estimate::elo(&sample), estimate::normalized_elo(&sample)) {
+        lines.push(format!(
+            "Elo: {:.2} +/- {:.2}, nElo: {:.2} +/- {:.2}",
+            elo.elo + 0.0, // no "-0.00"
+            elo.half_width,
+            nelo.nelo + 0.0,
+            nelo.half_width
+        ));
+        let draws = if penta {
+            estimate::pair_draw_ratio(&pentanomial)
+        } else {
+            estimate::draw_ratio(&trinomial)
+        };
+        let mut line = format!(
+            "LOS: {:.2} %, DrawRatio: {:.2} %",
+            elo.los * 100.0,
+            draws.unwrap_or(0.0) * 100.0
+        );
+        if penta {
+            match estimate::pairs_ratio(&pentanomial) {
+                Some(ratio) => line.push_str(&format!(", PairsRatio: {ratio:.2}")),
+                None => line.push_str(", PairsRatio: n/a"),
+            }
+        }
+        lines.push(line);
+    }
+    let games = totals.wins + totals.draws + totals.losses;
+    let points = totals.wins as f64 + totals.draws as f64 / 2.0;
+    let percent = if games == 0 {
+        0.0
+    } else {
+        100.0 * points / games as f64
+    };
+    lines.push(format!(
+        "Games: {games}, Wins: {}, Losses: {}, Draws: {}, Points: {points:.1} ({percent:.2} %)",
+        totals.wins, totals.losses, totals.draws
+    ));
+    if penta {
+        let [ll, ld, dd, dw, ww] = totals.pentanomial;
+        lines.push(format!("Ptnml(0-2): [{ll}, {ld}, {dd}, {dw}, {ww}]"));
+    }
+    if let Some((sprt, status)) = sprt {
+        lines.push(format!(
+            "LLR: {:.2} ({:.2}, {:.2}) [{:.2}, {:.2}]",
+            status.llr,
+            status.lower_bound,
+            status.upper_bound,
+            sprt.elo0(),
+            sprt.elo1()
+        ));
+    }
+    lines.push(RULE.to_owned());
+    lines
 }
 
 /// fastchess's closing lines per engine, which scripts count crashes and time losses from:
