@@ -658,8 +658,8 @@ impl<'a> Parser<'a> {
             "-engine" => self.engine(group)?,
             "-each" => self.each(group)?,
             "-games" => {
-                let token = group.one("the number of games per round: 2 (or 1 with -repeat)")?;
-                let games = group.number(token, token.text, "2 (or 1 with -repeat)")?;
+                let token = group.one("the number of games per round: 1 or 2")?;
+                let games = group.number(token, token.text, "1 or 2")?;
                 self.games = Some((token, games));
             }
             "-rounds" => {
@@ -1073,11 +1073,11 @@ impl<'a> Parser<'a> {
                 self.config.rounds = pairs;
             }
             1 => {
-                return Err(rejected(
-                    "-games 1 without -repeat gives every game its own opening; arbiter plays \
-                     each opening twice with colours swapped: use -games 2, or add -repeat"
-                        .into(),
-                ))
+                // cutechess's unpaired games: every game its own opening, colours alternating
+                // by round, counted with trinomial statistics.
+                self.config.rounds = rounds;
+                self.config.games = Some(1);
+                return Ok(());
             }
             n => {
                 let hint = match n.checked_mul(rounds.unwrap_or(1)) {
@@ -1087,8 +1087,8 @@ impl<'a> Parser<'a> {
                     _ => String::new(),
                 };
                 return Err(rejected(format!(
-                    "{n} games per round: arbiter plays colour-swapped pairs, so -games must be 2 \
-                     (or 1 with -repeat){hint}"
+                    "{n} games per round: arbiter plays colour-swapped pairs (-games 2) or single \
+                     games (-games 1), so -games must be 2 or 1{hint}"
                 )));
             }
         }
@@ -1390,6 +1390,7 @@ mod tests {
         ("-games 1 -rounds 10 -repeat", Some(5), Some(2), 0),
         ("-games 1 -rounds 7 -repeat", Some(4), Some(2), 1),
         ("-repeat -games 1", None, Some(2), 0),
+        ("-games 1 -rounds 7", Some(7), Some(1), 0),
     ];
 
     #[test]
@@ -1438,9 +1439,8 @@ mod tests {
         ("-each name=x", "-each", 2, "name of its own"),
         ("-each tc=x", "-each", 2, "time control \"x\""),
         ("-games", "-games", 1, "missing the number of games"),
-        ("-games two", "-games", 2, "expected 2 (or 1 with -repeat)"),
-        ("-engine cmd=a -engine cmd=b -games 1", "-games", 6, "without -repeat"),
-        ("-engine cmd=a -engine cmd=b -games 3", "-games", 6, "-games must be 2"),
+        ("-games two", "-games", 2, "expected 1 or 2"),
+        ("-engine cmd=a -engine cmd=b -games 3", "-games", 6, "-games must be 2 or 1"),
         ("-rounds 0", "-rounds", 2, "at least 1"),
         ("-rounds 1 2", "-rounds", 3, "only one value"),
         ("-repeat 3", "-repeat", 2, "exactly twice"),

@@ -298,13 +298,21 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
         json: args.json,
         bar: show_bar.then(|| progress_bar(spec.pairs, before.pairs)),
         stop: stop.clone(),
-        report: config.report_settings()?,
+        report: report_settings(&config, &spec)?,
         details: matchup_details(&spec, &config),
     });
     let name = store.run(run).await?.spec.name;
+    let schedule = if spec.paired {
+        format!("{} pairs", spec.pairs)
+    } else {
+        format!(
+            "{} games, unpaired (each its own opening; trinomial statistics)",
+            2 * spec.pairs
+        )
+    };
     console.info(&format!(
-        "Run {run} ({name}): {} vs {}, {} pairs, seed {seed}, {how}, {} in the store",
-        spec.players[0].name, spec.players[1].name, spec.pairs, before.pairs
+        "Run {run} ({name}): {} vs {}, {schedule}, seed {seed}, {how}, {} in the store",
+        spec.players[0].name, spec.players[1].name, before.pairs
     ));
     for warning in &spec.warnings {
         console.info(&format!("warning: {warning}"));
@@ -357,7 +365,6 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
     let summary = run_match(spec.clone(), store.clone(), run, events_tx, cancel_rx).await?;
     let last_block = reporter.await.unwrap_or(None);
 
-    let sprt = spec.sprt.as_ref().zip(summary.sprt);
     // The rating block for the final totals, unless the last pair already printed it.
     if last_block != Some(summary.totals.pairs) {
         console.rating_block(&spec, &summary.totals, summary.sprt);
@@ -376,10 +383,12 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
         .find(|(e, _)| *e == Export::Pgn)
         .map(|(_, p)| p.clone());
     let json = outputs::summary_json(
+        &spec,
         run,
+        seed,
         summary.verdict.as_str(),
         &summary.totals,
-        sprt,
+        summary.sprt,
         pgn_path.as_deref(),
     );
     for (export, path) in &exports {
@@ -399,7 +408,9 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
         };
         console.info(&what);
     }
-    console.info(&outputs::pentanomial_line(&summary.totals));
+    if spec.paired {
+        console.info(&outputs::pentanomial_line(&summary.totals));
+    }
     if args.json {
         console.stdout(&json.to_string());
     }
@@ -483,6 +494,15 @@ fn refuse_edited_configuration(
          --store {location}`",
         differences.join("\n  ")
     )
+}
+
+/// The configuration's report settings; unpaired games have no pentanomial statistics to show.
+fn report_settings(config: &RunConfig, spec: &MatchSpec) -> anyhow::Result<ReportSettings> {
+    let settings = config.report_settings()?;
+    Ok(ReportSettings {
+        penta: settings.penta && spec.paired,
+        ..settings
+    })
 }
 
 /// fastchess's parenthesis after `Results of A vs B`: time control, threads, hash and book,

@@ -301,12 +301,19 @@ impl RunConfig {
                 ),
             ));
         }
-        if let Some(games) = self.games.filter(|&g| g != 2) {
-            return Err(invalid(
-                "games",
-                format!("{games}: arbiter plays colour-swapped pairs, so games must be 2"),
-            ));
-        }
+        let paired = match self.games {
+            None | Some(2) => true,
+            Some(1) => false,
+            Some(games) => {
+                return Err(invalid(
+                    "games",
+                    format!(
+                        "{games}: expected 2 (each opening twice, colours swapped: pairs) or 1 \
+                         (every game its own opening)"
+                    ),
+                ))
+            }
+        };
         let mut names: Vec<&str> = self.engines.iter().map(|e| e.name.as_str()).collect();
         names.dedup();
         if names.len() != 2 || names.iter().any(|n| n.is_empty()) {
@@ -328,7 +335,8 @@ impl RunConfig {
                 ));
             }
         }
-        let pairs = self.pairs()?;
+        let mut warnings = Vec::new();
+        let pairs = self.pairs(paired, &mut warnings)?;
         let concurrency = match self.concurrency {
             None => 1,
             Some(n) if (1..=MAX_CONCURRENCY).contains(&n) => n,
@@ -340,7 +348,6 @@ impl RunConfig {
             }
         };
         self.report_settings()?;
-        let mut warnings = Vec::new();
         let players = [
             self.player(0, base, &mut warnings)?,
             self.player(1, base, &mut warnings)?,
@@ -379,6 +386,7 @@ impl RunConfig {
             time_margin: Duration::from_millis(margin_ms.unwrap_or(50)),
             book,
             pairs,
+            paired,
             concurrency,
             adjudication: self.adjudication()?,
             rules,
@@ -411,18 +419,31 @@ impl RunConfig {
         })
     }
 
-    /// Pairs in the schedule: `rounds`, or a default that an SPRT will cut short.
-    fn pairs(&self) -> Result<u64, ConfigError> {
-        match self.rounds {
-            None if self.sprt.is_some() => Ok(100_000),
-            None => Ok(100),
-            Some(0) => Err(invalid("rounds", "must be at least 1")),
-            Some(n) if n > MAX_PAIRS => Err(invalid(
-                "rounds",
-                format!("{n}: at most {MAX_PAIRS} pairs in one run"),
-            )),
-            Some(n) => Ok(n),
+    /// Units of two games in the schedule: `rounds` pairs, or a default that an SPRT will cut
+    /// short. Unpaired (`games = 1`), `rounds` counts games, played two at a time.
+    fn pairs(&self, paired: bool, warnings: &mut Vec<String>) -> Result<u64, ConfigError> {
+        let rounds = match self.rounds {
+            None if self.sprt.is_some() => 100_000,
+            None => 100,
+            Some(0) => return Err(invalid("rounds", "must be at least 1")),
+            Some(n) if n > MAX_PAIRS => {
+                return Err(invalid(
+                    "rounds",
+                    format!("{n}: at most {MAX_PAIRS} rounds in one run"),
+                ))
+            }
+            Some(n) => n,
+        };
+        if paired {
+            return Ok(rounds);
         }
+        if rounds % 2 == 1 {
+            warnings.push(format!(
+                "{rounds} rounds of one game: arbiter commits games two at a time, so it plays {}",
+                rounds + 1
+            ));
+        }
+        Ok(rounds.div_ceil(2))
     }
 
     /// The score rules, checked so that no setting ends games by itself: a streak of zero

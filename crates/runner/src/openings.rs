@@ -222,6 +222,11 @@ impl Book {
         &self.openings[self.index_for_pair(seed, pair)]
     }
 
+    /// The opening at `index` of the book (an index from [`Book::index_for_pair`]).
+    pub fn opening(&self, index: usize) -> &Opening {
+        &self.openings[index % self.openings.len()]
+    }
+
     /// The book index behind [`Book::opening_for_pair`].
     pub fn index_for_pair(&self, seed: u64, pair: u64) -> usize {
         let n = self.openings.len() as u64;

@@ -16,7 +16,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use arbiter_rules::pgn::PgnGame;
 use arbiter_rules::uci::move_to_uci;
 use arbiter_rules::{Color, Game, RuleSet};
-use arbiter_stats::{Pentanomial, Sample, Sprt, SprtState, SprtStatus, StatsError};
+use arbiter_stats::{Pentanomial, Sample, Sprt, SprtState, SprtStatus, StatsError, Trinomial};
 use arbiter_store::{
     Committed, GameResult, GameRow, PairRecord, PairTally, RunId, RunState, Store, StoreError,
     Totals,
@@ -39,8 +39,14 @@ pub struct MatchSpec {
     pub time_controls: [TimeControl; 2],
     pub time_margin: Duration,
     pub book: Book,
-    /// Pairs in the schedule (cutechess's `-rounds` with `-games 2 -repeat`).
+    /// Pairs in the schedule (cutechess's `-rounds` with `-games 2 -repeat`): units of two
+    /// games, committed together.
     pub pairs: u64,
+    /// Each opening played twice with colours swapped, counted as pentanomial pairs (the
+    /// default); or, `false`, cutechess's `-games 1` without `-repeat`: every game its own
+    /// opening, colours alternating by game, counted as games (trinomial statistics). The two
+    /// games of a unit are then consecutive rounds, not a pair.
+    pub paired: bool,
     /// Games in flight at once.
     pub concurrency: usize,
     pub adjudication: Adjudication,
@@ -63,10 +69,38 @@ impl MatchSpec {
         order.map(|engine| self.players[engine].name.as_str())
     }
 
+    /// The index of the opening of game `game_index` (0 or 1) of unit `pair` in the book's
+    /// order: the pair's, or in unpaired runs the game's own.
+    fn opening_index(&self, pair: u64, game_index: usize) -> usize {
+        let entry = if self.paired {
+            pair
+        } else {
+            2 * pair + game_index as u64
+        };
+        self.book.index_for_pair(self.seed, entry)
+    }
+
+    fn opening(&self, pair: u64, game_index: usize) -> &crate::openings::Opening {
+        self.book.opening(self.opening_index(pair, game_index))
+    }
+
+    /// The statistics' sample of `totals`: pentanomial pairs, or games when unpaired.
+    pub fn sample(&self, totals: &Totals) -> Sample {
+        if self.paired {
+            Sample::from(Pentanomial::from_counts(totals.pentanomial))
+        } else {
+            Sample::from(Trinomial::from_wdl(
+                totals.wins,
+                totals.draws,
+                totals.losses,
+            ))
+        }
+    }
+
     /// The game of `pair` with the engines seated by `order`.
-    fn game_spec(&self, pair: u64, order: [usize; 2]) -> GameSpec<'_> {
+    fn game_spec(&self, pair: u64, game_index: usize, order: [usize; 2]) -> GameSpec<'_> {
         GameSpec {
-            opening: self.book.opening_for_pair(self.seed, pair),
+            opening: self.opening(pair, game_index),
             time_controls: order.map(|engine| &self.time_controls[engine]),
             time_margin: self.time_margin,
             adjudication: self.adjudication,
@@ -370,8 +404,7 @@ fn sprt_status(spec: &MatchSpec, totals: &Totals) -> Result<Option<SprtStatus>, 
     let Some(sprt) = spec.sprt.as_ref().filter(|_| totals.pairs > 0) else {
         return Ok(None);
     };
-    let sample = Sample::from(Pentanomial::from_counts(totals.pentanomial));
-    Ok(Some(sprt.status(&sample)?))
+    Ok(Some(sprt.status(&spec.sample(totals))?))
 }
 
 async fn worker(
@@ -425,14 +458,14 @@ async fn worker(
         };
         let record = match prepared {
             Err((color, fault)) => {
-                let opening = spec.book.opening_for_pair(spec.seed, pair);
+                let opening = spec.opening(pair, game_index);
                 crate::game::unplayable(names, opening, color, &fault)
             }
             // Two in-process engines: the whole game on one pool thread (see `builtin`).
             Ok(()) if white.is_builtin() && black.is_builtin() => {
                 let spec = Arc::clone(&spec);
                 let game = run_on_pool(move || {
-                    let game_spec = spec.game_spec(pair, order);
+                    let game_spec = spec.game_spec(pair, game_index, order);
                     let names = spec.seat_names(order);
                     let record = block_on(play_game(&mut white, &mut black, names, &game_spec));
                     (white, black, record)
@@ -448,7 +481,15 @@ async fn worker(
                     }
                 }
             }
-            Ok(()) => play_game(&mut white, &mut black, names, &spec.game_spec(pair, order)).await,
+            Ok(()) => {
+                play_game(
+                    &mut white,
+                    &mut black,
+                    names,
+                    &spec.game_spec(pair, game_index, order),
+                )
+                .await
+            }
         };
         // A player that faulted is not trusted again: drop it (which kills the process) and
         // start a fresh one next time. `restart=on` does the same after every game.
@@ -517,10 +558,10 @@ fn pair_record(spec: &MatchSpec, run: RunId, pair: u64, games: [&Written; 2]) ->
         losses: 2 - wins - draws,
         penta: Pentanomial::bucket(points) as u8,
     };
-    let opening_index = spec.book.index_for_pair(spec.seed, pair) as u64;
     let row = |written: &Written| {
         let finished = &written.finished;
         let record = &finished.record;
+        let opening_index = spec.opening_index(pair, finished.game_index) as u64;
         GameRow {
             game_number: 2 * pair + finished.game_index as u64 + 1,
             white: record.white.clone(),
@@ -568,7 +609,16 @@ pub fn game_pgn(
         ("Site", spec.site.clone()),
         ("Date", pgn_date(started_at)),
         // The round is the pair, as fastchess writes it; the game's own number is arbiter's tag.
-        ("Round", number.div_ceil(2).to_string()),
+        // (Unpaired, every game is a round of its own, as cutechess numbers them.)
+        (
+            "Round",
+            if spec.paired {
+                number.div_ceil(2)
+            } else {
+                number
+            }
+            .to_string(),
+        ),
         ("White", record.white.clone()),
         ("Black", record.black.clone()),
         ("Result", record.outcome.result_token().to_owned()),

@@ -45,6 +45,7 @@ fn spec(pairs: u64, concurrency: usize, nodes: u64) -> MatchSpec {
         })
         .unwrap(),
         pairs,
+        paired: true,
         concurrency,
         adjudication: Adjudication {
             maxmoves: Some(60),
