@@ -135,6 +135,10 @@ fn termination_of(fault: &EngineFault) -> Termination {
     match fault {
         EngineFault::TimeForfeit { .. } => Termination::TimeForfeit,
         EngineFault::Stalled { .. } => Termination::StalledConnection,
+        EngineFault::NoUciok(handshake) if handshake.ended.is_none() => {
+            Termination::StalledConnection
+        }
+        EngineFault::NoUciok(_) => Termination::Abandoned,
         EngineFault::Exited | EngineFault::Died(_) | EngineFault::Spawn { .. } => {
             Termination::Abandoned
         }

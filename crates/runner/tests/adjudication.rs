@@ -30,6 +30,7 @@ fn engine(cmd: &str, args: &[&str], options: &[(&str, &str)]) -> PlayerSpec {
             ready: Duration::from_secs(5),
             stop_grace: Duration::from_secs(1),
             unclocked_move: Duration::from_secs(10),
+            ping: None,
         },
         restart: false,
     }
