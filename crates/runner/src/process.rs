@@ -236,6 +236,8 @@ fn refusal(decl: &OptionDecl, value: &str) -> Option<String> {
             .iter()
             .any(|b| b.eq_ignore_ascii_case(value.trim())))
         .then(|| "is neither true nor false (it declares a check)".to_owned()),
+        // A combo declared without choices says nothing about the value.
+        "combo" if decl.vars.is_empty() => None,
         "combo" => (!decl
             .vars
             .iter()
