@@ -1,12 +1,29 @@
 //! Ending games early by the engines' own scores, as cutechess's `-draw`, `-resign` and
 //! `-maxmoves` do, with the same semantics so that existing configurations mean the same thing.
+//!
+//! The counting is cutechess's (`GameAdjudicator`), described on [`Adjudicator`]. fastchess
+//! agrees on the draw count (restarted by captures and pawn moves, the restarting move counted)
+//! and on one-sided resign, and differs in four places where arbiter keeps cutechess's reading:
+//! - `movenumber`: fastchess compares the position's own move number minus one (from the
+//!   FEN's counter), cutechess the plies played since the start position halved. They agree
+//!   for books whose positions say move 1 (EPD lines without counters, PGN games from the
+//!   initial position); a FEN at move 20 counts 19 moves more in fastchess.
+//! - `twosided` resign: fastchess counts one run of `2 * movecount` plies with a score of at
+//!   least `score` either way and gives the game against the last mover if its score is
+//!   negative; cutechess wants the loser's own `movecount` moves at `-score` or worse and the
+//!   winner's own `movecount` moves at `+score` or better.
+//! - `-maxmoves`: fastchess counts engine moves after the book, cutechess every ply from the
+//!   start position.
+//! - `movenumber=0`: cutechess then never adjudicates a draw; arbiter, like fastchess, counts
+//!   from the first move.
 
 use arbiter_rules::{Color, Outcome, Termination};
 
 use crate::uci::Score;
 
 /// `-draw movenumber=N movecount=C score=S`: from move N on, if both engines' scores stay
-/// within S centipawns of zero for C consecutive moves each, the game is drawn.
+/// within S centipawns of zero for C consecutive moves each, with no capture or pawn move
+/// among them (but the first), the game is drawn.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DrawRule {
     pub movenumber: u32,
@@ -37,11 +54,23 @@ pub struct Adjudication {
     pub maxmoves: Option<u32>,
 }
 
-/// The running counts of one game.
+/// The running counts of one game, kept as cutechess's `GameAdjudicator` keeps them (fastchess
+/// counts the same way; the README's table of differences lists where it does not).
+///
+/// - **Draw**: one count of consecutive plies, both sides' moves, whose score is within the
+///   window. A capture or a pawn move (the fifty-move counter back to zero) starts the count
+///   again, and that move's own score is its first ply. The game is drawn when the count reaches
+///   `2 * movecount` and at least `movenumber` full moves have been played from the start
+///   position, counted as `plies / 2` with book moves included.
+/// - **Resign**: per side, consecutive own moves at `-score` or worse. The side whose count
+///   reaches `movecount` loses on that move; with `twosided`, only if its opponent's own last
+///   `movecount` moves all scored `+score` or better.
+/// - A move without a score (an engine that prints none) breaks the draw count and the mover's
+///   resign counts, as a book move does in cutechess.
 #[derive(Clone, Debug)]
 pub struct Adjudicator {
     rules: Adjudication,
-    /// Consecutive plies with |score| <= draw score.
+    /// Consecutive plies with |score| <= draw score since the last irreversible move.
     draw_plies: u32,
     /// Consecutive own moves with score <= -resign score, per side.
     losing_moves: [u32; 2],
@@ -54,6 +83,19 @@ pub const DRAW_BY_SCORE: &str = "draw score";
 pub const RESIGN_BY_SCORE: &str = "resign score";
 pub const MAXIMUM_MOVES: &str = "maximum moves";
 
+/// What the adjudicator is told of each engine move.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct MovePlayed {
+    pub mover: Color,
+    /// The score the mover reported with the move; `None` when it printed none.
+    pub score: Option<Score>,
+    /// Plies from the game's start position to the position after the move, book moves
+    /// included (cutechess's `plyCount`).
+    pub plies: u32,
+    /// A capture or a pawn move: the fifty-move counter is back to zero.
+    pub irreversible: bool,
+}
+
 impl Adjudicator {
     pub fn new(rules: Adjudication) -> Adjudicator {
         Adjudicator {
@@ -64,18 +106,16 @@ impl Adjudicator {
         }
     }
 
-    /// Takes the score the mover reported with the move just played (`None` for book moves
-    /// and engines that print no score, which break every streak) and the number of plies
-    /// played in the game. Returns the adjudicated outcome, if any. Draw is considered before
-    /// resign and game length last, as cutechess does.
-    pub fn after_move(
-        &mut self,
-        mover: Color,
-        score: Option<Score>,
-        plies_played: u32,
-    ) -> Option<Outcome> {
-        let side = mover.index();
-        match score.map(Score::centipawns) {
+    /// Looks at an engine move just played (book moves are not shown: they all precede the
+    /// engines' moves) and returns the adjudicated outcome, if any. Draw is considered before
+    /// resign and game length last, as cutechess does; the caller lets the rules' own verdict
+    /// (mate, stalemate ...) take precedence.
+    pub fn after_move(&mut self, played: MovePlayed) -> Option<Outcome> {
+        let side = played.mover.index();
+        if played.irreversible {
+            self.draw_plies = 0;
+        }
+        match played.score.map(Score::centipawns) {
             None => {
                 self.draw_plies = 0;
                 self.losing_moves[side] = 0;
@@ -88,8 +128,8 @@ impl Adjudicator {
                     } else {
                         self.draw_plies = 0
                     }
-                    let move_number = plies_played.div_ceil(2);
-                    if move_number >= draw.movenumber && self.draw_plies >= 2 * draw.movecount {
+                    if played.plies / 2 >= draw.movenumber && self.draw_plies >= 2 * draw.movecount
+                    {
                         return Some(Outcome::draw(Termination::Adjudication(
                             DRAW_BY_SCORE.into(),
                         )));
@@ -106,23 +146,12 @@ impl Adjudicator {
                     } else {
                         self.winning_moves[side] = 0
                     }
-                    let other = (!mover).index();
-                    let loser_done = self.losing_moves[side] >= resign.movecount;
-                    if loser_done
-                        && (!resign.twosided || self.winning_moves[other] >= resign.movecount)
+                    let opponent = (!played.mover).index();
+                    if self.losing_moves[side] >= resign.movecount
+                        && (!resign.twosided || self.winning_moves[opponent] >= resign.movecount)
                     {
                         return Some(Outcome::win(
-                            !mover,
-                            Termination::Adjudication(RESIGN_BY_SCORE.into()),
-                        ));
-                    }
-                    // Two-sided: the mover may be the one far ahead, confirming the other's loss.
-                    if resign.twosided
-                        && self.winning_moves[side] >= resign.movecount
-                        && self.losing_moves[other] >= resign.movecount
-                    {
-                        return Some(Outcome::win(
-                            mover,
+                            !played.mover,
                             Termination::Adjudication(RESIGN_BY_SCORE.into()),
                         ));
                     }
@@ -130,7 +159,7 @@ impl Adjudicator {
             }
         }
         if let Some(maxmoves) = self.rules.maxmoves {
-            if plies_played >= 2 * maxmoves {
+            if played.plies >= 2 * maxmoves {
                 return Some(Outcome::draw(Termination::Adjudication(
                     MAXIMUM_MOVES.into(),
                 )));
@@ -144,51 +173,76 @@ impl Adjudicator {
 mod tests {
     use super::*;
 
-    fn feed(
-        adj: &mut Adjudicator,
-        scores: &[(Color, Option<i32>)],
-        start_ply: u32,
-    ) -> Option<(usize, Outcome)> {
-        for (i, &(mover, cp)) in scores.iter().enumerate() {
-            if let Some(outcome) =
-                adj.after_move(mover, cp.map(Score::Cp), start_ply + i as u32 + 1)
-            {
-                return Some((i, outcome));
-            }
-        }
-        None
+    /// One engine move: its score and whether it was a capture or a pawn move.
+    #[derive(Copy, Clone)]
+    struct Ply(Option<i32>, bool);
+
+    /// A quiet move with score `cp`.
+    fn q(cp: i32) -> Ply {
+        Ply(Some(cp), false)
     }
 
-    fn alternating(cps: &[i32]) -> Vec<(Color, Option<i32>)> {
-        cps.iter()
+    /// A capture or pawn move with score `cp`.
+    fn x(cp: i32) -> Ply {
+        Ply(Some(cp), true)
+    }
+
+    fn quiet(cps: &[i32]) -> Vec<Ply> {
+        cps.iter().map(|&cp| q(cp)).collect()
+    }
+
+    /// Feeds the moves that follow ply `start` of a game from the initial position (White made
+    /// the odd plies) and returns the index of the move adjudicated, with the outcome.
+    fn feed(adj: &mut Adjudicator, moves: &[Ply], start: u32) -> Option<(usize, Outcome)> {
+        moves
+            .iter()
             .enumerate()
-            .map(|(i, &cp)| {
-                (
-                    if i % 2 == 0 {
-                        Color::White
-                    } else {
-                        Color::Black
-                    },
-                    Some(cp),
-                )
+            .find_map(|(i, &Ply(cp, irreversible))| {
+                let plies = start + i as u32 + 1;
+                let mover = if plies % 2 == 1 {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                adj.after_move(MovePlayed {
+                    mover,
+                    score: cp.map(Score::Cp),
+                    plies,
+                    irreversible,
+                })
+                .map(|outcome| (i, outcome))
             })
-            .collect()
+    }
+
+    fn draw_rule(movenumber: u32, movecount: u32, score: i32) -> Adjudication {
+        Adjudication {
+            draw: Some(DrawRule {
+                movenumber,
+                movecount,
+                score,
+            }),
+            ..Default::default()
+        }
+    }
+
+    fn resign_rule(movecount: u32, score: i32, twosided: bool) -> Adjudication {
+        Adjudication {
+            resign: Some(ResignRule {
+                movecount,
+                score,
+                twosided,
+            }),
+            ..Default::default()
+        }
     }
 
     #[test]
     fn draw_needs_movecount_moves_from_both_after_movenumber() {
-        let rules = Adjudication {
-            draw: Some(DrawRule {
-                movenumber: 40,
-                movecount: 4,
-                score: 10,
-            }),
-            ..Default::default()
-        };
-        // Eight quiet plies starting at ply 80 (move 41): drawn at the eighth.
+        let rules = draw_rule(40, 4, 10);
+        // Eight quiet plies from ply 80 (move 41): drawn at the eighth.
         let (at, outcome) = feed(
             &mut Adjudicator::new(rules),
-            &alternating(&[0, 5, -3, 10, 2, -10, 0, 1]),
+            &quiet(&[0, 5, -3, 10, 2, -10, 0, 1]),
             80,
         )
         .unwrap();
@@ -198,34 +252,72 @@ mod tests {
             Outcome::draw(Termination::Adjudication(DRAW_BY_SCORE.into()))
         );
         // The same before move 40: no draw.
-        assert!(feed(&mut Adjudicator::new(rules), &alternating(&[0; 8]), 10).is_none());
-        // A score outside the window resets the streak.
+        assert!(feed(&mut Adjudicator::new(rules), &quiet(&[0; 8]), 10).is_none());
+        // A score outside the window resets the count.
         assert!(feed(
             &mut Adjudicator::new(rules),
-            &alternating(&[0, 0, 0, 0, 0, 11, 0, 0, 0, 0]),
+            &quiet(&[0, 0, 0, 0, 0, 11, 0, 0, 0, 0]),
             80
         )
         .is_none());
-        // A move without a score (book) resets it too.
-        let mut moves = alternating(&[0; 10]);
-        moves[4].1 = None;
+        // A move without a score resets it too.
+        let mut moves = quiet(&[0; 10]);
+        moves[4] = Ply(None, false);
         assert!(feed(&mut Adjudicator::new(rules), &moves, 80).is_none());
     }
 
     #[test]
-    fn resign_one_and_two_sided() {
-        let rules = Adjudication {
-            resign: Some(ResignRule {
-                movecount: 3,
-                score: 600,
-                twosided: false,
-            }),
-            ..Default::default()
-        };
+    fn a_capture_or_a_pawn_move_restarts_the_draw_count() {
+        // `-draw movenumber=34 movecount=8 score=20`, the fastchess README's setting. Sixteen
+        // quiet plies within the window would draw; a capture at the fourth restarts the count,
+        // and the capture's own score is the first ply of the new count (cutechess resets, then
+        // counts the move; fastchess the same).
+        let rules = draw_rule(34, 8, 20);
+        let straight = feed(&mut Adjudicator::new(rules), &quiet(&[0; 16]), 80).unwrap();
+        assert_eq!(straight.0, 15);
+        let mut moves = quiet(&[0; 30]);
+        moves[3] = x(5);
+        let (at, outcome) = feed(&mut Adjudicator::new(rules), &moves, 80).unwrap();
+        assert_eq!(
+            at,
+            3 + 15,
+            "sixteen plies counted from the capture, itself included"
+        );
+        assert_eq!(
+            outcome,
+            Outcome::draw(Termination::Adjudication(DRAW_BY_SCORE.into()))
+        );
+        // An irreversible move outside the window: the count starts after it.
+        let mut moves = quiet(&[0; 30]);
+        moves[3] = x(50);
+        assert_eq!(
+            feed(&mut Adjudicator::new(rules), &moves, 80).unwrap().0,
+            4 + 15
+        );
+        // Pawn moves every few plies (a pawn ending shuffling forward) never let the count
+        // reach sixteen: no draw, where the old count adjudicated at the sixteenth ply.
+        let moves: Vec<Ply> = (0..60)
+            .map(|i| if i % 10 == 9 { x(0) } else { q(0) })
+            .collect();
+        assert!(feed(&mut Adjudicator::new(rules), &moves, 80).is_none());
+    }
+
+    #[test]
+    fn movenumber_counts_full_moves_played_as_cutechess_does() {
+        // cutechess checks `plyCount / 2 >= movenumber` after the move: move 34 is complete
+        // after ply 68 (Black's 34th move), not after White's 34th (ply 67).
+        let rules = draw_rule(34, 1, 20);
+        let (at, _) = feed(&mut Adjudicator::new(rules), &quiet(&[0; 20]), 60).unwrap();
+        assert_eq!(60 + at as u32 + 1, 68);
+    }
+
+    #[test]
+    fn resign_one_sided_counts_the_losers_own_consecutive_moves() {
+        let rules = resign_rule(3, 600, false);
         // Black reports -700 on three consecutive moves: White wins at Black's third.
         let (at, outcome) = feed(
             &mut Adjudicator::new(rules),
-            &alternating(&[650, -700, 20, -700, 30, -650]),
+            &quiet(&[650, -700, 20, -700, 30, -650]),
             20,
         )
         .unwrap();
@@ -237,38 +329,45 @@ mod tests {
                 Termination::Adjudication(RESIGN_BY_SCORE.into())
             )
         );
-        // One good move in between resets the count.
+        // One better move in between resets the count.
         assert!(feed(
             &mut Adjudicator::new(rules),
-            &alternating(&[0, -700, 0, -599, 0, -700, 0, -700]),
+            &quiet(&[0, -700, 0, -599, 0, -700, 0, -700]),
             20
         )
         .is_none());
+        // Captures and pawn moves do not matter to resign counts.
+        let moves = [q(0), x(-700), x(0), x(-700), q(0), x(-700)];
+        assert_eq!(feed(&mut Adjudicator::new(rules), &moves, 20).unwrap().0, 5);
+    }
 
-        let two = Adjudication {
-            resign: Some(ResignRule {
-                movecount: 3,
-                score: 600,
-                twosided: true,
-            }),
-            ..Default::default()
-        };
+    #[test]
+    fn resign_two_sided_is_decided_on_the_losers_move() {
+        let two = resign_rule(2, 600, true);
         // The winner does not agree: no adjudication.
         assert!(feed(
             &mut Adjudicator::new(two),
-            &alternating(&[20, -700, 30, -700, 40, -700]),
+            &quiet(&[20, -700, 30, -700, 40, -700]),
             20
         )
         .is_none());
-        // Both agree: decided on the move that completes both streaks.
+        // Black's count reaches two at ply 4, White's only at ply 5: cutechess adjudicates on
+        // the loser's next move (ply 6), not on the winner's.
         let (at, outcome) = feed(
             &mut Adjudicator::new(two),
-            &alternating(&[700, -700, 700, -700, 700, -700]),
+            &quiet(&[0, -700, 700, -700, 700, -700]),
             20,
         )
         .unwrap();
         assert_eq!(at, 5);
         assert_eq!(outcome.winner, Some(Color::White));
+        // If the loser recovers on that move, nothing happens.
+        assert!(feed(
+            &mut Adjudicator::new(two),
+            &quiet(&[0, -700, 700, -700, 700, -500]),
+            20
+        )
+        .is_none());
     }
 
     #[test]
@@ -277,45 +376,33 @@ mod tests {
             maxmoves: Some(3),
             ..Default::default()
         };
-        let mut adj = Adjudicator::new(rules);
-        for ply in 1..6 {
-            assert_eq!(
-                adj.after_move(
-                    if ply % 2 == 1 {
-                        Color::White
-                    } else {
-                        Color::Black
-                    },
-                    None,
-                    ply
-                ),
-                None
-            );
-        }
+        let moves = [Ply(None, false); 8];
+        let (at, outcome) = feed(&mut Adjudicator::new(rules), &moves, 0).unwrap();
+        assert_eq!(at, 5, "after ply 6, book moves included in the count");
         assert_eq!(
-            adj.after_move(Color::Black, None, 6),
-            Some(Outcome::draw(Termination::Adjudication(
-                MAXIMUM_MOVES.into()
-            )))
+            outcome,
+            Outcome::draw(Termination::Adjudication(MAXIMUM_MOVES.into()))
         );
+        assert_eq!(feed(&mut Adjudicator::new(rules), &moves, 4).unwrap().0, 1);
     }
 
     #[test]
     fn mate_scores_count_as_decisive() {
-        let rules = Adjudication {
-            resign: Some(ResignRule {
-                movecount: 1,
-                score: 1000,
-                twosided: false,
-            }),
-            ..Default::default()
+        let mut adj = Adjudicator::new(resign_rule(1, 1000, false));
+        let played = MovePlayed {
+            mover: Color::White,
+            score: Some(Score::Mate(-5)),
+            plies: 30,
+            irreversible: false,
         };
-        let mut adj = Adjudicator::new(rules);
-        assert_eq!(
-            adj.after_move(Color::White, Some(Score::Mate(-5)), 30)
-                .unwrap()
-                .winner,
-            Some(Color::Black)
-        );
+        assert_eq!(adj.after_move(played).unwrap().winner, Some(Color::Black));
+        // And never as a quiet position.
+        let mut adj = Adjudicator::new(draw_rule(0, 1, 20));
+        let mate = MovePlayed {
+            score: Some(Score::Mate(3)),
+            ..played
+        };
+        assert_eq!(adj.after_move(mate), None);
+        assert_eq!(adj.after_move(MovePlayed { plies: 31, ..mate }), None);
     }
 }

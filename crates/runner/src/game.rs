@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use arbiter_rules::uci::parse_uci_move;
 use arbiter_rules::{Color, Game, Move, Outcome, Role, RuleSet, Termination};
 
-use crate::adjudication::{Adjudication, Adjudicator};
+use crate::adjudication::{Adjudication, Adjudicator, MovePlayed};
 use crate::openings::Opening;
 use crate::player::{MoveRequest, Player, PositionCommand};
 use crate::process::EngineFault;
@@ -62,8 +62,13 @@ pub struct GameRecord {
     /// Statistics of each engine move (`None` for book moves), parallel to `moves`.
     pub stats: Vec<Option<MoveStats>>,
     pub outcome: Outcome,
-    /// Cutechess's wording: `White mates`, `Draw by 3-fold repetition`, ...
+    /// The result text exactly as cutechess and fastchess print it between braces (`White
+    /// mates`, `Draw by adjudication`, `White makes an illegal move: e1e5`), for the
+    /// `Finished game` line and whatever scripts read from it.
     pub reason: String,
+    /// What arbiter knows beyond those words, for the PGN: which adjudication rule ended the
+    /// game (`resign score`, `draw score`, `maximum moves`), or why a flag was a draw.
+    pub detail: Option<String>,
     /// The player that faulted (crash, stall, forfeit, illegal move), which must be restarted.
     pub faulted: Option<Color>,
     /// What went wrong with the engine when the game ended by a fault of its process (crash,
@@ -79,6 +84,15 @@ pub struct GameRecord {
 impl GameRecord {
     pub fn plies(&self) -> usize {
         self.moves.len()
+    }
+
+    /// The reason with its detail, `Black wins by adjudication: resign score`: the text for the
+    /// PGN's last comment, where readers want to know which rule ended the game.
+    pub fn reason_in_full(&self) -> String {
+        match &self.detail {
+            Some(detail) => format!("{}: {detail}", self.reason),
+            None => self.reason.clone(),
+        }
     }
 
     /// The name of the player of `color`.
@@ -100,6 +114,7 @@ pub fn unplayable(
 ) -> GameRecord {
     let outcome = Outcome::win(!faulted, termination_of(fault));
     let reason = describe(&outcome, faulted, None);
+    let detail = detail(&outcome, faulted);
     GameRecord {
         white: names[0].to_owned(),
         black: names[1].to_owned(),
@@ -108,6 +123,7 @@ pub fn unplayable(
         stats: vec![None; opening.moves.len()],
         outcome,
         reason,
+        detail,
         faulted: Some(faulted),
         fault: Some(fault.clone()),
         duration: Duration::ZERO,
@@ -119,6 +135,10 @@ fn termination_of(fault: &EngineFault) -> Termination {
     match fault {
         EngineFault::TimeForfeit { .. } => Termination::TimeForfeit,
         EngineFault::Stalled { .. } => Termination::StalledConnection,
+        EngineFault::NoUciok(handshake) if handshake.ended.is_none() => {
+            Termination::StalledConnection
+        }
+        EngineFault::NoUciok(_) => Termination::Abandoned,
         EngineFault::Exited | EngineFault::Died(_) | EngineFault::Spawn { .. } => {
             Termination::Abandoned
         }
@@ -150,11 +170,13 @@ pub async fn play_game(
 
     let players = [white, black];
     let mut fault = None;
-    let (outcome, reason, faulted) = loop {
+    // The side the result text speaks of: the side to move at the end, or the side that
+    // faulted.
+    let (outcome, reason, faulted, side) = loop {
         let pos = *game.position();
         if let Some(outcome) = game.outcome() {
             let reason = describe(&outcome, pos.turn(), None);
-            break (outcome, reason, None);
+            break (outcome, reason, None, pos.turn());
         }
         let mover = pos.turn();
         let side = mover.index();
@@ -185,7 +207,7 @@ pub async fn play_game(
                 let outcome = forfeit(&pos, mover, termination_of(&engine_fault));
                 let reason = describe(&outcome, mover, None);
                 fault = Some(engine_fault);
-                break (outcome, reason, Some(mover));
+                break (outcome, reason, Some(mover), mover);
             }
         };
         let think_time = reply.elapsed;
@@ -200,7 +222,7 @@ pub async fn play_game(
         if flagged {
             let outcome = forfeit(&pos, mover, Termination::TimeForfeit);
             let reason = describe(&outcome, mover, None);
-            break (outcome, reason, Some(mover));
+            break (outcome, reason, Some(mover), mover);
         }
         let mv = match parse_uci_move(&pos, reply.bestmove.trim()) {
             Ok(mv) => mv,
@@ -212,7 +234,7 @@ pub async fn play_game(
                     reply.bestmove.clone()
                 };
                 let reason = describe(&outcome, mover, Some(&text));
-                break (outcome, reason, Some(mover));
+                break (outcome, reason, Some(mover), mover);
             }
         };
         let loop_start = Instant::now();
@@ -226,16 +248,22 @@ pub async fn play_game(
             nodes: info.and_then(|i| i.nodes),
             elapsed: think_time,
         }));
-        let plies_played = game.moves().len() as u32;
-        let adjudicated = adjudicator.after_move(mover, score, plies_played);
+        let adjudicated = adjudicator.after_move(MovePlayed {
+            mover,
+            score,
+            plies: game.moves().len() as u32,
+            irreversible: game.position().halfmove_clock() == 0,
+        });
         overhead += loop_start.elapsed();
         if let Some(outcome) = adjudicated {
             // The rules come first: a move that mates is a mate, not an adjudication.
             let outcome = game.outcome().unwrap_or(outcome);
-            let reason = describe(&outcome, game.position().turn(), None);
-            break (outcome, reason, None);
+            let to_move = game.position().turn();
+            let reason = describe(&outcome, to_move, None);
+            break (outcome, reason, None, to_move);
         }
     };
+    let detail = detail(&outcome, side);
     GameRecord {
         white: names[0].to_owned(),
         black: names[1].to_owned(),
@@ -244,6 +272,7 @@ pub async fn play_game(
         stats,
         outcome,
         reason,
+        detail,
         faulted,
         fault,
         duration: started.elapsed(),
@@ -296,11 +325,13 @@ fn side_name(color: Color) -> &'static str {
     }
 }
 
-/// The result text cutechess prints in `Finished game` lines and PGN comments. `to_move` is
-/// the side to move in the final position (or the side that faulted); `detail` carries the
-/// illegal move text.
-pub fn describe(outcome: &Outcome, to_move: Color, detail: Option<&str>) -> String {
+/// The result text cutechess prints in `Finished game` lines and PGN comments (its
+/// `Result::description`; fastchess prints the same words). `to_move` is the side to move in
+/// the final position (or the side that faulted); `illegal_move` is the move text of an illegal
+/// move, which cutechess appends.
+pub fn describe(outcome: &Outcome, to_move: Color, illegal_move: Option<&str>) -> String {
     let winner = outcome.winner.map(side_name);
+    let side = side_name(to_move);
     match (&outcome.termination, winner) {
         (Termination::Checkmate, Some(w)) => format!("{w} mates"),
         (Termination::Stalemate, None) => "Draw by stalemate".into(),
@@ -311,24 +342,178 @@ pub fn describe(outcome: &Outcome, to_move: Color, detail: Option<&str>) -> Stri
         (Termination::FiftyMoves, _) => "Draw by fifty moves rule".into(),
         (Termination::SeventyFiveMoves, _) => "Draw by seventy-five moves rule".into(),
         (Termination::DrawClaimed, _) => "Draw by claim".into(),
-        (Termination::TimeForfeit, None) => format!(
-            "{} loses on time, but the opponent cannot mate: draw",
-            side_name(to_move)
-        ),
-        (Termination::TimeForfeit, Some(_)) => format!("{} loses on time", side_name(to_move)),
-        (Termination::IllegalMove, _) => format!(
-            "{} makes an illegal move: {}",
-            side_name(to_move),
-            detail.unwrap_or("?")
-        ),
-        (Termination::Abandoned, _) => format!("{} disconnects", side_name(to_move)),
-        (Termination::StalledConnection, _) => {
-            format!("{}'s connection stalls", side_name(to_move))
+        (Termination::TimeForfeit, None) => "Draw by timeout".into(),
+        (Termination::TimeForfeit, Some(_)) => format!("{side} loses on time"),
+        (Termination::IllegalMove, _) => {
+            format!(
+                "{side} makes an illegal move: {}",
+                illegal_move.unwrap_or("?")
+            )
         }
-        (Termination::Adjudication(reason), None) => format!("Draw by adjudication: {reason}"),
-        (Termination::Adjudication(reason), Some(w)) => {
-            format!("{w} wins by adjudication: {reason}")
-        }
+        (Termination::Abandoned, _) => format!("{side} disconnects"),
+        (Termination::StalledConnection, _) => format!("{side}'s connection stalls"),
+        (Termination::Adjudication(_), None) => "Draw by adjudication".into(),
+        (Termination::Adjudication(_), Some(w)) => format!("{w} wins by adjudication"),
         (t, w) => format!("{} by {t}", w.unwrap_or("Draw")),
+    }
+}
+
+/// What the PGN adds to [`describe`]'s words: the adjudication rule, or why a flag fell
+/// without a loss. `to_move` as for `describe`.
+fn detail(outcome: &Outcome, to_move: Color) -> Option<String> {
+    match (&outcome.termination, outcome.winner) {
+        (Termination::Adjudication(rule), _) => Some(rule.clone()),
+        (Termination::TimeForfeit, None) => Some(format!(
+            "{} ran out of time, but {} has only its king and cannot mate",
+            side_name(to_move),
+            side_name(!to_move)
+        )),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adjudication::{DRAW_BY_SCORE, MAXIMUM_MOVES, RESIGN_BY_SCORE};
+
+    /// Every way a game ends, with the words cutechess prints for it (`Result::description`
+    /// and its boards' results) and what arbiter adds for the PGN.
+    #[test]
+    fn result_texts_are_cutechess_words() {
+        let adjudication = |rule: &str| Termination::Adjudication(rule.into());
+        let white = Some(Color::White);
+        let black = Some(Color::Black);
+        // (winner, termination, side to move or at fault, illegal move, text, detail)
+        let cases = [
+            (
+                white,
+                Termination::Checkmate,
+                Color::Black,
+                None,
+                "White mates",
+                None,
+            ),
+            (
+                black,
+                Termination::Checkmate,
+                Color::White,
+                None,
+                "Black mates",
+                None,
+            ),
+            (
+                None,
+                Termination::Stalemate,
+                Color::White,
+                None,
+                "Draw by stalemate",
+                None,
+            ),
+            (
+                None,
+                Termination::InsufficientMaterial,
+                Color::White,
+                None,
+                "Draw by insufficient mating material",
+                None,
+            ),
+            (
+                None,
+                Termination::ThreefoldRepetition,
+                Color::Black,
+                None,
+                "Draw by 3-fold repetition",
+                None,
+            ),
+            (
+                None,
+                Termination::FiftyMoves,
+                Color::White,
+                None,
+                "Draw by fifty moves rule",
+                None,
+            ),
+            (
+                black,
+                Termination::TimeForfeit,
+                Color::White,
+                None,
+                "White loses on time",
+                None,
+            ),
+            (
+                None,
+                Termination::TimeForfeit,
+                Color::White,
+                None,
+                "Draw by timeout",
+                Some("White ran out of time, but Black has only its king and cannot mate"),
+            ),
+            (
+                black,
+                Termination::IllegalMove,
+                Color::White,
+                Some("e2e5"),
+                "White makes an illegal move: e2e5",
+                None,
+            ),
+            (
+                white,
+                Termination::Abandoned,
+                Color::Black,
+                None,
+                "Black disconnects",
+                None,
+            ),
+            (
+                black,
+                Termination::StalledConnection,
+                Color::White,
+                None,
+                "White's connection stalls",
+                None,
+            ),
+            (
+                black,
+                adjudication(RESIGN_BY_SCORE),
+                Color::White,
+                None,
+                "Black wins by adjudication",
+                Some("resign score"),
+            ),
+            (
+                white,
+                adjudication(RESIGN_BY_SCORE),
+                Color::White,
+                None,
+                "White wins by adjudication",
+                Some("resign score"),
+            ),
+            (
+                None,
+                adjudication(DRAW_BY_SCORE),
+                Color::Black,
+                None,
+                "Draw by adjudication",
+                Some("draw score"),
+            ),
+            (
+                None,
+                adjudication(MAXIMUM_MOVES),
+                Color::White,
+                None,
+                "Draw by adjudication",
+                Some("maximum moves"),
+            ),
+        ];
+        for (winner, termination, side, illegal, text, extra) in cases {
+            let outcome = Outcome {
+                winner,
+                termination,
+            };
+            assert_eq!(describe(&outcome, side, illegal), text, "{outcome:?}");
+            assert_eq!(detail(&outcome, side).as_deref(), extra, "{outcome:?}");
+        }
     }
 }

@@ -78,6 +78,16 @@ impl Player {
         }
     }
 
+    /// fastchess's `-ping-ms` check: `isready`, and `readyok` within `within`, or the engine is
+    /// stalled (`EngineFault::Stalled`, "no readyok within 0.5 s"). An in-process player is
+    /// always ready.
+    pub async fn ping(&mut self, within: Duration) -> Result<(), EngineFault> {
+        match self {
+            Player::Uci(engine) => engine.ping(within).await,
+            Player::Builtin(_) => Ok(()),
+        }
+    }
+
     pub async fn think(&mut self, request: &MoveRequest<'_>) -> Result<Reply, EngineFault> {
         match self {
             Player::Uci(engine) => {

@@ -50,6 +50,10 @@ pub struct Timeouts {
     pub stop_grace: Duration,
     /// For searches without a clock (nodes, depth): how long to wait for `bestmove`.
     pub unclocked_move: Duration,
+    /// fastchess's `-ping-ms`: when set, the engine is asked `isready` before every move and
+    /// must answer `readyok` within this time, or it is stalled and loses the game. Off by
+    /// default, as in cutechess: the round trip costs every move a little.
+    pub ping: Option<Duration>,
 }
 
 impl Default for Timeouts {
@@ -59,6 +63,7 @@ impl Default for Timeouts {
             ready: Duration::from_secs(10),
             stop_grace: Duration::from_secs(2),
             unclocked_move: Duration::from_secs(60),
+            ping: None,
         }
     }
 }
@@ -84,6 +89,64 @@ pub enum EngineFault {
     },
     #[error("no bestmove before the flag fell ({} used)", human_duration(*elapsed))]
     TimeForfeit { elapsed: Duration },
+    /// The engine never finished the handshake: a fault of its own, named as such, because
+    /// "the engine exited" or "no uciok" alone sends people looking in the wrong place (a
+    /// wrong `cmd`, an engine that speaks another protocol, one that needs an argument).
+    #[error("{0}")]
+    NoUciok(Box<NoUciok>),
+}
+
+/// An engine that did not answer `uci` with `uciok`, and what it did instead.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NoUciok {
+    /// How long it was given.
+    pub waited: Duration,
+    /// How it ended, when it exited (or closed its output) instead of answering; `None` when it
+    /// was still running at the end of `waited`.
+    pub ended: Option<Box<ExitReport>>,
+    /// How many lines it printed after `uci`, and the last of them.
+    pub lines: usize,
+    pub said: Vec<String>,
+}
+
+impl fmt::Display for NoUciok {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let printed = match (self.lines, self.said.as_slice()) {
+            (0, _) | (_, []) => "nothing".to_owned(),
+            (n, said) if n > said.len() => {
+                format!("{n} lines, the last {}", quoted(said))
+            }
+            (_, said) => quoted(said),
+        };
+        write!(f, "the engine never answered `uci` with `uciok`")?;
+        match &self.ended {
+            None => write!(
+                f,
+                " within {}; it printed {printed}",
+                human_duration(self.waited)
+            ),
+            Some(report) => {
+                match &report.status {
+                    Some(status) => write!(f, ": it exited ({status})")?,
+                    None => write!(f, ": it closed its output")?,
+                }
+                write!(f, " after printing {printed}")?;
+                if !report.stderr.is_empty() {
+                    write!(f, "; its stderr ended with {}", quoted(&report.stderr))?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Lines as a message quotes them: `a`, `b`.
+fn quoted(lines: &[String]) -> String {
+    lines
+        .iter()
+        .map(|line| format!("`{line}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// What is known of an engine process that died: enough to tell a bad option value from a
@@ -105,13 +168,6 @@ pub struct ExitReport {
 
 impl fmt::Display for ExitReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let quoted = |lines: &[String]| {
-            lines
-                .iter()
-                .map(|line| format!("`{line}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
         match &self.status {
             Some(status) => write!(f, "the engine exited ({status})")?,
             None => write!(f, "the engine closed its output")?,
@@ -153,6 +209,47 @@ fn printable(text: &str) -> String {
         }
     }
     out
+}
+
+/// Why the engine's declaration of an option refuses `value`, as the end of a sentence
+/// (`is outside the range it declares (min 1, max 1024)`), or `None` if it accepts it. Names
+/// of choices and booleans are compared without case, as engines compare them.
+fn refusal(decl: &OptionDecl, value: &str) -> Option<String> {
+    let range = || match (decl.min, decl.max) {
+        (Some(min), Some(max)) => format!("from {min} to {max}"),
+        (Some(min), None) => format!("of at least {min}"),
+        (None, Some(max)) => format!("of at most {max}"),
+        (None, None) => "without bounds".to_owned(),
+    };
+    match decl.kind.to_ascii_lowercase().as_str() {
+        "spin" => match value.trim().parse::<i64>() {
+            Err(_) => Some(format!(
+                "is not a whole number (it declares a spin {})",
+                range()
+            )),
+            Ok(n) if decl.min.is_some_and(|min| n < min) || decl.max.is_some_and(|max| n > max) => {
+                Some(format!("is outside the range it declares ({})", range()))
+            }
+            Ok(_) => None,
+        },
+        "check" => (!["true", "false"]
+            .iter()
+            .any(|b| b.eq_ignore_ascii_case(value.trim())))
+        .then(|| "is neither true nor false (it declares a check)".to_owned()),
+        // A combo declared without choices says nothing about the value.
+        "combo" if decl.vars.is_empty() => None,
+        "combo" => (!decl
+            .vars
+            .iter()
+            .any(|var| var.eq_ignore_ascii_case(value.trim())))
+        .then(|| {
+            format!(
+                "is not one of the values it declares ({})",
+                decl.vars.join(", ")
+            )
+        }),
+        _ => None,
+    }
 }
 
 /// Keeps the last `capacity` lines pushed.
@@ -235,11 +332,17 @@ pub struct UciProcess {
     pub notes: Vec<String>,
     /// Options the configuration sets that the engine did not declare in its handshake.
     pub undeclared_options: Vec<String>,
+    /// What is wrong with the options the configuration sets, one sentence each, for the
+    /// user's warnings: an option the engine does not declare (sent anyway), a value outside
+    /// the range it declares, not one of its choices, not a boolean (not sent, as cutechess
+    /// and fastchess do not send them).
+    pub option_warnings: Vec<String>,
     /// The last commands written (printable), and when the last one was.
     sent: VecDeque<String>,
     sent_at: Instant,
-    /// Lines read since the last command (printable), for an [`ExitReport`].
+    /// Lines read since the last command (printable), for an [`ExitReport`], and how many.
     said: VecDeque<String>,
+    said_count: usize,
     /// The thread keeping the tail of the engine's stderr, which it returns at end of file.
     stderr_tail: Option<std::thread::JoinHandle<Vec<String>>>,
 }
@@ -282,15 +385,22 @@ impl UciProcess {
             timeouts,
             notes: Vec::new(),
             undeclared_options: Vec::new(),
+            option_warnings: Vec::new(),
             sent: VecDeque::with_capacity(REPORT_LINES),
             sent_at: Instant::now(),
             said: VecDeque::with_capacity(REPORT_LINES),
+            said_count: 0,
             stderr_tail,
         };
-        engine.send("uci").await?;
         let deadline = Instant::now() + timeouts.handshake;
+        if let Err(fault) = engine.send("uci").await {
+            return Err(engine.no_uciok(fault));
+        }
         loop {
-            let line = engine.next_line(deadline, "uciok").await?;
+            let line = match engine.next_line(deadline, "uciok").await {
+                Ok(line) => line,
+                Err(fault) => return Err(engine.no_uciok(fault)),
+            };
             let text = line.text.as_str();
             if text == "uciok" {
                 break;
@@ -303,15 +413,51 @@ impl UciProcess {
             }
         }
         for (name, value) in &spec.options {
-            // Sent anyway (some engines accept options they do not list), but the user hears
-            // about it: a misspelt option silently ignored makes a whole test meaningless.
-            if engine.option(name).is_none() {
-                engine.undeclared_options.push(name.clone());
+            match engine.option(name).map(|decl| refusal(decl, value)) {
+                // Sent anyway (some engines accept options they do not list), but the user
+                // hears about it: a misspelt option silently ignored makes a whole test
+                // meaningless.
+                None => {
+                    engine.undeclared_options.push(name.clone());
+                    engine.option_warnings.push(format!(
+                        "option {name:?} is not one it declares; sent anyway"
+                    ));
+                }
+                // A value the engine declares it cannot take is not sent, as cutechess and
+                // fastchess do: engines ignore it, clamp it or die of it.
+                Some(Some(why)) => {
+                    engine
+                        .option_warnings
+                        .push(format!("option {name}={value} {why}; not sent"));
+                    continue;
+                }
+                Some(None) => {}
             }
             engine.set_option(name, value).await?;
         }
         engine.sync().await?;
         Ok(engine)
+    }
+
+    /// The handshake's fault, said as one: what the engine did instead of answering `uciok`.
+    fn no_uciok(&self, fault: EngineFault) -> EngineFault {
+        let waited = self.timeouts.handshake;
+        let handshake = match fault {
+            EngineFault::Died(report) => NoUciok {
+                waited,
+                lines: self.said_count,
+                said: report.said.clone(),
+                ended: Some(report),
+            },
+            EngineFault::Stalled { .. } => NoUciok {
+                waited,
+                lines: self.said_count,
+                said: self.said.iter().cloned().collect(),
+                ended: None,
+            },
+            other => return other,
+        };
+        EngineFault::NoUciok(Box::new(handshake))
     }
 
     /// The declared option of that name (UCI names are case-insensitive).
@@ -337,9 +483,20 @@ impl UciProcess {
     /// `isready` until `readyok`, discarding everything else, including a late `bestmove` from
     /// a search that was already given up on.
     pub async fn sync(&mut self) -> Result<(), EngineFault> {
+        self.ready_within(self.timeouts.ready).await
+    }
+
+    /// fastchess's `-ping-ms`: `isready` answered with `readyok` within `within`, or the
+    /// engine is stalled (`no readyok within 0.5 s`).
+    pub async fn ping(&mut self, within: Duration) -> Result<(), EngineFault> {
+        self.ready_within(within).await
+    }
+
+    async fn ready_within(&mut self, within: Duration) -> Result<(), EngineFault> {
         self.finish_search().await?;
         self.send("isready").await?;
-        let deadline = Instant::now() + self.timeouts.ready;
+        // Counted from the write, so that the time allowed is the time reported.
+        let deadline = self.sent_at + within;
         loop {
             if self.next_line(deadline, "readyok").await?.text == "readyok" {
                 return Ok(());
@@ -364,6 +521,9 @@ impl UciProcess {
         deadline: Option<Duration>,
     ) -> Result<Reply, EngineFault> {
         self.finish_search().await?;
+        if let Some(within) = self.timeouts.ping {
+            self.ping(within).await?;
+        }
         // One write for both lines: one wake-up of the engine, one system call.
         self.send(&format!("{position}\n{}", uci::go_command(limits)))
             .await?;
@@ -420,6 +580,7 @@ impl UciProcess {
             push_bounded(&mut self.sent, REPORT_LINES, printable(line));
         }
         self.said.clear();
+        self.said_count = 0;
         self.sent_at = Instant::now();
         let mut bytes = Vec::with_capacity(text.len() + 1);
         bytes.extend_from_slice(text.as_bytes());
@@ -443,6 +604,7 @@ impl UciProcess {
         match timeout_at(deadline.into(), self.lines.recv()).await {
             Ok(Some(line)) => {
                 push_bounded(&mut self.said, REPORT_LINES, printable(&line.text));
+                self.said_count += 1;
                 Ok(line)
             }
             Ok(None) => Err(self.died(format!("waiting for {expected}")).await),
@@ -469,6 +631,7 @@ impl UciProcess {
         let give_up = Instant::now() + GRACE;
         while let Ok(Some(line)) = timeout_at(give_up.into(), self.lines.recv()).await {
             push_bounded(&mut self.said, REPORT_LINES, printable(&line.text));
+            self.said_count += 1;
         }
         // Its stderr ends when it does, unless a process it started still holds it.
         let mut stderr = Vec::new();

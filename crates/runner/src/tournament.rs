@@ -525,11 +525,8 @@ async fn take_player(
     }
     let player = Player::start(spec).await;
     if let Ok(Player::Uci(engine)) = &player {
-        for name in &engine.undeclared_options {
-            let _ = events.send(Event::Warning(format!(
-                "engine {}: option {name:?} is not one it declares",
-                spec.name
-            )));
+        for warning in &engine.option_warnings {
+            let _ = events.send(Event::Warning(format!("engine {}: {warning}", spec.name)));
         }
     }
     player.map_err(|fault| MatchError::EngineStart {

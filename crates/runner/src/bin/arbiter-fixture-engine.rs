@@ -17,7 +17,13 @@
 //! - `late=N`: on move N think for 600 ms whatever the clock says, then answer: the runner has
 //!   flagged it by then, and the stale `bestmove` arrives while the runner moves on
 //! - `no-uciok`, `no-readyok`: never finish the handshake / never answer `isready`
+//! - `uci-garbage`: answer `uci` with lines of another protocol, never `uciok`, and wait
+//! - `uci-exit`: answer `uci` with one line, a line on stderr, and exit with status 1
+//! - `slow-readyok=MS`: wait MS milliseconds before every `readyok` (fastchess's `-ping-ms`)
 //! - `scoreless`: never print a scored `info` line
+//!
+//! It declares the options `Hash` (spin 1..1024), `Threads` (spin 1..8), `Style` (combo Solid,
+//! Normal, Risky), `Ponder` (check) and `Clear Hash` (button).
 //!
 //! And one mode that is no fault at all: `staunton` runs staunton's own UCI loop, the code of
 //! the `staunton` binary, so the runner's tests can put the same engine behind a pipe and in
@@ -108,6 +114,16 @@ fn main() {
         let line = line.trim();
         let fault = config.fault.as_str();
         match line.split_whitespace().next().unwrap_or("") {
+            "uci" if fault == "uci-garbage" => {
+                say(&mut out, "Fixture 1.0 by arbiter tests");
+                say(&mut out, "Error (unknown command): uci");
+                say(&mut out, "feature myname=\"Fixture\" done=1");
+            }
+            "uci" if fault == "uci-exit" => {
+                say(&mut out, "Unknown command: uci");
+                eprintln!("fixture: usage: arbiter-fixture-engine --protocol xboard");
+                std::process::exit(1);
+            }
             "uci" => {
                 say(&mut out, "a banner line some engines print");
                 say(&mut out, "id name Fixture");
@@ -120,11 +136,22 @@ fn main() {
                     &mut out,
                     "option name Threads type spin default 1 min 1 max 8",
                 );
+                say(
+                    &mut out,
+                    "option name Style type combo default Normal var Solid var Normal var Risky",
+                );
+                say(&mut out, "option name Ponder type check default false");
+                say(&mut out, "option name Clear Hash type button");
                 if fault != "no-uciok" {
                     say(&mut out, "uciok");
                 }
             }
-            "isready" if fault != "no-readyok" => say(&mut out, "readyok"),
+            "isready" if fault != "no-readyok" => {
+                if fault == "slow-readyok" {
+                    std::thread::sleep(Duration::from_millis(config.at));
+                }
+                say(&mut out, "readyok")
+            }
             "position" => {
                 if let Some(p) = set_position(line) {
                     pos = p;
@@ -199,7 +226,7 @@ fn main() {
                 if name.eq_ignore_ascii_case(&config.arg) {
                     say(
                         &mut out,
-                        &format!("info string {name} wants a number, not {value}"),
+                        &format!("info string {name}: cannot take {value}"),
                     );
                     eprintln!("fixture: cannot set {name} to {value}");
                     std::process::exit(1);
