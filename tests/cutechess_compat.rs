@@ -190,3 +190,165 @@ fn interim_reports_come_at_the_asked_intervals() {
         "arbiter's default: every pair"
     );
 }
+
+/// Item 6: `-ping-ms N`: an engine that answers `isready` more slowly than N ms is treated as
+/// stalled (it loses the game), as in fastchess; without the flag it plays.
+#[test]
+fn ping_ms_treats_a_slow_readyok_as_a_stall() {
+    let dir = tempfile::tempdir().unwrap();
+    // Stockfish behind a pipe that holds every isready back for 300 ms.
+    let engine = dir.path().join("slow-ready.sh");
+    std::fs::write(
+        &engine,
+        "#!/bin/sh\n(while read -r line; do\n  [ \"$line\" = isready ] && sleep 0.3\n  \
+         echo \"$line\"\n  [ \"$line\" = quit ] && break\ndone) | /usr/games/stockfish\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let line = |extra: &str| {
+        format!(
+            "-engine cmd={} name=slow -engine builtin=staunton name=staunton \
+             -each tc=inf nodes=500 hash=0 -maxmoves 20 -rounds 1 -recover -store runs.db {extra}",
+            engine.display()
+        )
+    };
+    let out = arbiter(&line("-ping-ms 100"), dir.path());
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        stdout.matches("'s connection stalls}").count(),
+        2,
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Score of slow vs staunton: 0 - 2 - 0"),
+        "{stdout}"
+    );
+
+    let out = arbiter(&line(""), dir.path());
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(stdout.matches("connection stalls").count(), 0, "{stdout}");
+}
+
+/// The stored games' PGN of the only run in the store.
+fn pgn_of_run(dir: &Path) -> Vec<String> {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let location = Location::parse(&dir.join("runs.db").display().to_string());
+        let store = Store::open_existing(&location).await.unwrap();
+        let run = store.runs().await.unwrap().pop().unwrap().id;
+        let mut games = store.games(run);
+        let mut pgn = Vec::new();
+        while let Some(game) = games.next().await {
+            pgn.push(game.unwrap().game.pgn);
+        }
+        pgn
+    })
+}
+
+fn tag<'a>(pgn: &'a str, name: &str) -> &'a str {
+    let start = pgn.find(&format!("[{name} \"")).expect(name) + name.len() + 3;
+    &pgn[start..start + pgn[start..].find('"').unwrap()]
+}
+
+/// Books as both tools play them: EPD with Black to move, random order using every opening
+/// equally often, PGN books cut to a number of plies with `{book}` comments; and item 12's
+/// tags: `Round` is the pair, the book entry names no folder of the user's disk.
+#[test]
+fn books_are_used_evenly_and_tagged_as_fastchess_writes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("book.epd"),
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\n\
+         rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq -\n\
+         rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -\n\
+         rnbqkbnr/pppppppp/8/8/2P5/8/PP1PPPPP/RNBQKBNR b KQkq -\n",
+    )
+    .unwrap();
+    let line = "-engine builtin=staunton name=dev -engine builtin=staunton name=base \
+                -each tc=inf nodes=200 hash=0 -maxmoves 30 -rounds 8 -store runs.db \
+                -openings file=book.epd order=random";
+    let out = arbiter(line, dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let games = pgn_of_run(dir.path());
+    assert_eq!(games.len(), 16);
+    for entry in 1..=4 {
+        let uses = games
+            .iter()
+            .filter(|g| tag(g, "BookEntry") == format!("book.epd:{entry}"))
+            .count();
+        assert_eq!(uses, 4, "each opening twice per cycle, both colours");
+    }
+    let black_to_move = games
+        .iter()
+        .filter(|g| tag(g, "FEN").contains(" b "))
+        .count();
+    assert_eq!(black_to_move, 12);
+    for (index, game) in games.iter().enumerate() {
+        assert_eq!(tag(game, "Round"), (index / 2 + 1).to_string(), "{game}");
+        assert_eq!(tag(game, "GameNumber"), (index + 1).to_string());
+        assert!(!tag(game, "BookEntry").contains('/'));
+    }
+
+    // A PGN book cut at 3 plies: each game starts with three `{book}` moves.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("book.pgn"),
+        "[Event \"a\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 *\n\n[Event \"b\"]\n\n1. d4 d5 2. c4 e6 *\n",
+    )
+    .unwrap();
+    let line = "-engine builtin=staunton name=dev -engine builtin=staunton name=base \
+                -each tc=inf nodes=200 hash=0 -maxmoves 30 -rounds 2 -store runs.db \
+                -openings file=book.pgn format=pgn plies=3";
+    let out = arbiter(line, dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let games = pgn_of_run(dir.path());
+    for (game, moves) in [
+        (
+            &games[0],
+            "1. e4 {book} 1... e5 {book} 2. Nf3 {book} 2... ",
+        ),
+        (
+            &games[1],
+            "1. e4 {book} 1... e5 {book} 2. Nf3 {book} 2... ",
+        ),
+        (
+            &games[2],
+            "1. d4 {book} 1... d5 {book} 2. c4 {book} 2... ",
+        ),
+    ] {
+        let one_line = game.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(one_line.contains(moves), "{game}");
+        assert_eq!(game.matches("{book}").count(), 3, "{game}");
+    }
+}
+
+/// Item 4: `-games 1` without `-repeat` plays every game from its own opening, colours
+/// alternating by game, and the statistics are the games' (trinomial), as the output says.
+#[test]
+fn single_games_each_take_their_own_opening_with_trinomial_statistics() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = arbiter(
+        &staunton_match("-games 1 -rounds 6 -jsonl out.jsonl")
+            .replace("order=random", "order=sequential"),
+        dir.path(),
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("6 games, unpaired"), "{stderr}");
+    assert!(!stderr.contains("Ptnml"), "{stderr}");
+    let games = pgn_of_run(dir.path());
+    assert_eq!(games.len(), 6);
+    for (index, game) in games.iter().enumerate() {
+        assert_eq!(tag(game, "BookEntry"), format!("quick.epd:{}", index + 3));
+        assert_eq!(tag(game, "Round"), (index + 1).to_string());
+        let white = if index % 2 == 0 { "dev" } else { "base" };
+        assert_eq!(tag(game, "White"), white);
+    }
+    let jsonl = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    let summary: serde_json::Value = serde_json::from_str(jsonl.lines().last().unwrap()).unwrap();
+    assert_eq!(summary["model"], "trinomial");
+    assert_eq!(summary["games"], 6);
+    assert!(summary["pentanomial"].is_null());
+}

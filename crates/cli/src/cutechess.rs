@@ -142,6 +142,7 @@ const FLAGS: &[&str] = &[
     "-output",
     "-ratinginterval",
     "-scoreinterval",
+    "-ping-ms",
     "-report",
     "-noswap",
     "-config",
@@ -727,6 +728,11 @@ impl<'a> Parser<'a> {
                 }
             }
             "-output" => self.output(group)?,
+            "-ping-ms" => {
+                let token = group.one("the milliseconds an engine has to answer isready")?;
+                let expected = "a number of milliseconds, at least 1";
+                self.config.ping_ms = Some(group.positive(token, token.text, expected)?);
+            }
             "-ratinginterval" => {
                 let token = group.one("the games between rating reports (0: only at the end)")?;
                 let expected = "a number of games, 0 or more";

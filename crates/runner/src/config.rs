@@ -143,6 +143,9 @@ pub struct RunConfig {
     pub recover: Option<bool>,
     pub event: Option<String>,
     pub site: Option<String>,
+    /// fastchess's `-ping-ms`: before each move an engine must answer `isready` within this
+    /// many milliseconds, or it loses that game as a stalled connection.
+    pub ping_ms: Option<u64>,
     /// How results are printed: `cutechess` (default) or `fastchess` (its result blocks).
     pub output: Option<String>,
     /// Games between rating blocks (cutechess's and fastchess's `-ratinginterval`); 0: only at
@@ -348,6 +351,9 @@ impl RunConfig {
             }
         };
         self.report_settings()?;
+        if self.ping_ms == Some(0) {
+            return Err(invalid("ping_ms", "must be at least 1 millisecond"));
+        }
         let players = [
             self.player(0, base, &mut warnings)?,
             self.player(1, base, &mut warnings)?,
@@ -627,7 +633,10 @@ impl RunConfig {
         Ok(PlayerSpec {
             name: engine.name.clone(),
             kind,
-            timeouts: Timeouts::default(),
+            timeouts: Timeouts {
+                ping: self.ping_ms.map(Duration::from_millis),
+                ..Timeouts::default()
+            },
             restart: self.setting(index, |s| s.restart).unwrap_or(false),
         })
     }

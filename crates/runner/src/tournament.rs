@@ -644,9 +644,9 @@ pub fn game_pgn(
     match pgn.comments.last_mut() {
         Some(Some(last)) => {
             last.push_str(", ");
-            last.push_str(&record.reason);
+            last.push_str(&record.reason_in_full());
         }
-        _ => pgn.leading_comment = Some(record.reason.clone()),
+        _ => pgn.leading_comment = Some(record.reason_in_full()),
     }
     pgn.to_pgn().unwrap_or_else(|e| {
         format!(
