@@ -305,18 +305,9 @@ fn books_are_used_evenly_and_tagged_as_fastchess_writes_them() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let games = pgn_of_run(dir.path());
     for (game, moves) in [
-        (
-            &games[0],
-            "1. e4 {book} 1... e5 {book} 2. Nf3 {book} 2... ",
-        ),
-        (
-            &games[1],
-            "1. e4 {book} 1... e5 {book} 2. Nf3 {book} 2... ",
-        ),
-        (
-            &games[2],
-            "1. d4 {book} 1... d5 {book} 2. c4 {book} 2... ",
-        ),
+        (&games[0], "1. e4 {book} 1... e5 {book} 2. Nf3 {book} 2... "),
+        (&games[1], "1. e4 {book} 1... e5 {book} 2. Nf3 {book} 2... "),
+        (&games[2], "1. d4 {book} 1... d5 {book} 2. c4 {book} 2... "),
     ] {
         let one_line = game.split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(one_line.contains(moves), "{game}");
@@ -351,4 +342,35 @@ fn single_games_each_take_their_own_opening_with_trinomial_statistics() {
     assert_eq!(summary["model"], "trinomial");
     assert_eq!(summary["games"], 6);
     assert!(summary["pentanomial"].is_null());
+}
+
+/// Item 11: engine diagnostics through the binary: a value outside the declared range and an
+/// option the engine does not declare are warned about; an engine that never answers `uciok`
+/// is reported as exactly that.
+#[test]
+fn engine_diagnostics_name_the_option_and_the_missing_uciok() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = "-engine cmd=/usr/games/stockfish name=sf option.Hash=-16 option.Hahs=16 \
+                -engine builtin=staunton name=staunton -each tc=inf nodes=300 hash=0 \
+                -maxmoves 10 -rounds 1 -store runs.db";
+    let out = arbiter(line, dir.path());
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("engine sf: option Hash=-16 is outside the range it declares"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("engine sf: option \"Hahs\" is not one it declares"),
+        "{stderr}"
+    );
+
+    let line = "-engine cmd=/bin/false name=mute -engine builtin=staunton name=staunton \
+                -each tc=inf nodes=300 -rounds 1 -store runs.db";
+    let out = arbiter(line, dir.path());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("never answered `uci` with `uciok`"),
+        "{stderr}"
+    );
 }
