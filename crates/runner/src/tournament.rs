@@ -182,6 +182,13 @@ pub enum MatchError {
     /// A bug in arbiter or staunton, not an engine fault: the run stops and can be resumed.
     #[error("the in-process game of pair {pair} panicked (a bug: please report it)")]
     GamePanicked { pair: u64 },
+    /// A worker that plays games ended early (a bug, not an engine fault): the run is left
+    /// running, and resuming it plays the pairs it lacks.
+    #[error(
+        "a game worker stopped before pair {pair} was played ({reason}; a bug: please report \
+         it); the run is kept unfinished: rerun the command to play the missing pairs"
+    )]
+    WorkerEnded { pair: u64, reason: String },
 }
 
 /// One finished game on its way to the collector.
@@ -282,7 +289,25 @@ pub async fn run_match(
                 stop_workers(&stop, &workers);
                 return Err(err);
             }
-            None => break Verdict::Complete,
+            None => {
+                // Every worker is gone with pairs still missing: one ended without reporting
+                // (a panic). Only a run whose every pair is committed is complete; this one
+                // stays running, and a rerun plays what is missing.
+                stop_workers(&stop, &workers);
+                let committed = store.committed_pair_indices(run).await?;
+                let pair = (0..spec.pairs)
+                    .find(|k| !committed.contains(k))
+                    .unwrap_or_default();
+                let mut reason = "it ended without a result".to_owned();
+                for worker in workers {
+                    if let Err(err) = worker.await {
+                        if err.is_panic() {
+                            reason = format!("it panicked: {}", panic_text(err.into_panic()));
+                        }
+                    }
+                }
+                return Err(MatchError::WorkerEnded { pair, reason });
+            }
         };
         if let (Some(color), false) = (finished.record.faulted, spec.recover) {
             let reason = format!(
@@ -391,6 +416,15 @@ impl Schedule {
     }
 }
 
+/// The message of a panic payload, when it is text.
+fn panic_text(payload: Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".to_owned())
+}
+
 fn stop_workers(stop: &AtomicBool, workers: &[tokio::task::JoinHandle<()>]) {
     stop.store(true, Ordering::SeqCst);
     for worker in workers {
@@ -422,6 +456,8 @@ async fn worker(
         let Some((pair, game_index)) = queue.lock().ok().and_then(|mut q| q.next_game()) else {
             return;
         };
+        #[cfg(test)]
+        tests::maybe_die(pair);
         // Game 0: the first engine has White; game 1: colours swapped.
         let order = if game_index == 0 { [0, 1] } else { [1, 0] };
         let mut seats = Vec::with_capacity(2);
@@ -718,6 +754,108 @@ fn pgn_date(time: SystemTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::AtomicU64;
+
+    use crate::builtin::BuiltinSpec;
+    use crate::openings::BookSpec;
+    use crate::player::PlayerKind;
+    use crate::process::Timeouts;
+    use arbiter_store::{Location, RunSpec};
+
+    /// The pair at which a worker panics, for the test of the collector below (`u64::MAX`:
+    /// never). Only that test sets it.
+    static DIE_AT_PAIR: AtomicU64 = AtomicU64::new(u64::MAX);
+
+    pub(super) fn maybe_die(pair: u64) {
+        if DIE_AT_PAIR.load(Ordering::SeqCst) == pair {
+            panic!("test hook: the worker of pair {pair} dies");
+        }
+    }
+
+    fn staunton_spec(pairs: u64) -> MatchSpec {
+        let player = |name: &str| PlayerSpec {
+            name: name.into(),
+            kind: PlayerKind::Builtin(Box::new(BuiltinSpec {
+                params: staunton::Params::default(),
+                hash_mb: 0,
+            })),
+            timeouts: Timeouts::default(),
+            restart: false,
+        };
+        let tc = TimeControl {
+            nodes: Some(100),
+            ..TimeControl::default()
+        };
+        MatchSpec {
+            players: [player("dev"), player("base")],
+            time_controls: [tc.clone(), tc],
+            time_margin: Duration::from_millis(50),
+            book: Book::load(&BookSpec::default()).unwrap(),
+            pairs,
+            paired: true,
+            concurrency: 2,
+            adjudication: Adjudication {
+                maxmoves: Some(20),
+                ..Adjudication::default()
+            },
+            rules: RuleSet::default(),
+            sprt: None,
+            recover: true,
+            seed: 1,
+            event: "test".into(),
+            site: "here".into(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// A worker that dies must not make the run complete with pairs missing: the error names the
+    /// pair, the store still says running, and a rerun plays exactly what is missing.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_worker_that_dies_leaves_the_run_resumable() {
+        let dir = tempfile::tempdir().unwrap();
+        let location = Location::parse(&dir.path().join("runs.db").display().to_string());
+        let store = Arc::new(Store::open(&location).await.unwrap());
+        let run = store
+            .create_run(&RunSpec {
+                name: "dies".into(),
+                seed: 1,
+                config: String::new(),
+                first_engine: "dev".into(),
+                second_engine: "base".into(),
+                pairs_planned: 6,
+            })
+            .await
+            .unwrap();
+        let spec = Arc::new(staunton_spec(6));
+        let play = |spec: Arc<MatchSpec>| {
+            let store = store.clone();
+            async move {
+                let (events, _received) = mpsc::unbounded_channel();
+                let (_cancel, cancelled) = watch::channel(false);
+                run_match(spec, store, run, events, cancelled).await
+            }
+        };
+        DIE_AT_PAIR.store(3, Ordering::SeqCst);
+        let err = play(spec.clone()).await.unwrap_err();
+        DIE_AT_PAIR.store(u64::MAX, Ordering::SeqCst);
+        let text = err.to_string();
+        assert!(
+            matches!(err, MatchError::WorkerEnded { pair: 3, .. }),
+            "{text}"
+        );
+        assert!(text.contains("panicked: test hook"), "{text}");
+        assert_eq!(store.run(run).await.unwrap().state, RunState::Running);
+        let committed = store.committed_pair_indices(run).await.unwrap();
+        assert!(!committed.contains(&3), "{committed:?}");
+
+        let summary = play(spec).await.unwrap();
+        assert_eq!(summary.verdict, Verdict::Complete);
+        assert_eq!(summary.totals.pairs, 6);
+        assert_eq!(
+            store.committed_pair_indices(run).await.unwrap(),
+            (0..6).collect::<BTreeSet<_>>()
+        );
+    }
 
     /// Both games of every pair the store lacks, in order, and nothing planned ahead.
     #[test]
