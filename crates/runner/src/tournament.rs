@@ -29,6 +29,7 @@ use crate::game::{play_game, GameRecord, GameSpec};
 use crate::openings::Book;
 use crate::player::{Player, PlayerSpec};
 use crate::process::EngineFault;
+use crate::records::{self, EntryKind, GameEntry, RunOutcome};
 use crate::tc::TimeControl;
 
 /// Everything a match needs, resolved and validated.
@@ -150,15 +151,20 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    /// The text the store records and the summary prints.
-    pub fn as_str(&self) -> &str {
+    /// The verdict as the records and the store name it.
+    pub fn outcome(&self) -> RunOutcome {
         match self {
-            Verdict::Accepted(SprtState::H1) => "H1",
-            Verdict::Accepted(SprtState::H0) => "H0",
-            Verdict::Accepted(SprtState::Continue) | Verdict::Complete => "complete",
-            Verdict::Interrupted => "interrupted",
-            Verdict::Fault(_) => "stopped",
+            Verdict::Accepted(SprtState::H1) => RunOutcome::H1,
+            Verdict::Accepted(SprtState::H0) => RunOutcome::H0,
+            Verdict::Accepted(SprtState::Continue) | Verdict::Complete => RunOutcome::Complete,
+            Verdict::Interrupted => RunOutcome::Interrupted,
+            Verdict::Fault(_) => RunOutcome::Stopped,
         }
+    }
+
+    /// The text the store records and the summary prints.
+    pub fn as_str(&self) -> &'static str {
+        self.outcome().as_str()
     }
 }
 
@@ -222,9 +228,9 @@ pub async fn run_match(
     let mut totals = store.totals(run).await?;
     // A finished run is closed: report its verdict again rather than play on.
     if let RunState::Finished { verdict } = store.run(run).await?.state {
-        let verdict = match verdict.as_str() {
-            "H1" => Verdict::Accepted(SprtState::H1),
-            "H0" => Verdict::Accepted(SprtState::H0),
+        let verdict = match verdict.parse::<RunOutcome>() {
+            Ok(RunOutcome::H1) => Verdict::Accepted(SprtState::H1),
+            Ok(RunOutcome::H0) => Verdict::Accepted(SprtState::H0),
             _ => Verdict::Complete,
         };
         return Ok(Summary {
@@ -702,36 +708,37 @@ fn book_entry(source: &str) -> String {
     )
 }
 
-/// One JSON object per game, for `jsonl` output and the store.
+/// One JSON object per game, for `jsonl` output and the store (a [`GameEntry`]).
 pub fn game_json(record: &GameRecord, number: u64, pair: u64) -> String {
     let moves: Vec<String> = record
         .moves
         .iter()
         .map(|&mv| move_to_uci(Some(mv)))
         .collect();
-    let latency: Vec<f64> = record
-        .stats
-        .iter()
-        .flatten()
-        .map(|s| s.elapsed.as_secs_f64() * 1000.0)
-        .collect();
-    serde_json::json!({
-        "game": number,
-        "pair": pair,
-        "white": record.white,
-        "black": record.black,
-        "result": record.outcome.result_token(),
-        "termination": record.outcome.termination.pgn_tag(),
-        "reason": record.reason,
-        "plies": record.plies(),
-        "opening": record.opening.source,
-        "fen": record.opening.start.fen(),
-        "moves": moves.join(" "),
-        "move_ms": latency,
-        "duration_ms": record.duration.as_millis() as u64,
-        "runner_overhead_us": record.overhead.as_micros() as u64,
-    })
-    .to_string()
+    let entry = GameEntry {
+        schema: records::SCHEMA,
+        kind: EntryKind::Game,
+        game: number,
+        pair,
+        white: record.white.clone(),
+        black: record.black.clone(),
+        result: record.outcome.result_token().to_owned(),
+        termination: record.outcome.termination.pgn_tag().to_owned(),
+        reason: record.reason.clone(),
+        plies: record.plies(),
+        opening: record.opening.source.clone(),
+        fen: record.opening.start.fen(),
+        moves: moves.join(" "),
+        move_ms: record
+            .stats
+            .iter()
+            .flatten()
+            .map(|s| s.elapsed.as_secs_f64() * 1000.0)
+            .collect(),
+        duration_ms: record.duration.as_millis() as u64,
+        runner_overhead_us: record.overhead.as_micros() as u64,
+    };
+    serde_json::to_string(&entry).unwrap_or_default()
 }
 
 /// `YYYY.MM.DD` in UTC, from the civil-from-days algorithm (no calendar crate needed).
