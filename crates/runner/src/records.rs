@@ -46,54 +46,9 @@ pub enum EntryKind {
     Summary,
 }
 
-/// How a run ended, as the summary and the store name it.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum RunOutcome {
-    /// The SPRT accepted H1.
-    H1,
-    /// The SPRT accepted H0.
-    H0,
-    /// Every scheduled pair was played (without an SPRT decision, or without an SPRT).
-    #[serde(rename = "complete")]
-    Complete,
-    /// Stopped from outside; resumable.
-    #[serde(rename = "interrupted")]
-    Interrupted,
-    /// Stopped by an engine fault with `recover` off; resumable.
-    #[serde(rename = "stopped")]
-    Stopped,
-}
-
-impl RunOutcome {
-    /// The text the store records and the last line prints.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RunOutcome::H1 => "H1",
-            RunOutcome::H0 => "H0",
-            RunOutcome::Complete => "complete",
-            RunOutcome::Interrupted => "interrupted",
-            RunOutcome::Stopped => "stopped",
-        }
-    }
-}
-
-impl std::str::FromStr for RunOutcome {
-    type Err = String;
-
-    /// Reads what [`RunOutcome::as_str`] wrote.
-    fn from_str(text: &str) -> Result<RunOutcome, String> {
-        [
-            RunOutcome::H1,
-            RunOutcome::H0,
-            RunOutcome::Complete,
-            RunOutcome::Interrupted,
-            RunOutcome::Stopped,
-        ]
-        .into_iter()
-        .find(|outcome| outcome.as_str() == text)
-        .ok_or_else(|| format!("{text:?} is not a run outcome"))
-    }
-}
+/// How a run ended: one type from the store (which keeps it under a CHECK constraint) to the
+/// summary record and the exit code.
+pub use arbiter_store::RunOutcome;
 
 /// The run's summary (`"type": "summary"`), the last JSON line and `--json`'s output.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -134,13 +89,7 @@ mod tests {
 
     #[test]
     fn outcomes_read_back_what_they_write() {
-        for outcome in [
-            RunOutcome::H1,
-            RunOutcome::H0,
-            RunOutcome::Complete,
-            RunOutcome::Interrupted,
-            RunOutcome::Stopped,
-        ] {
+        for outcome in RunOutcome::ALL {
             assert_eq!(outcome.as_str().parse::<RunOutcome>(), Ok(outcome));
             let json = serde_json::to_string(&outcome).unwrap();
             assert_eq!(json, format!("\"{}\"", outcome.as_str()));

@@ -233,10 +233,12 @@ pub async fn run_match(
     let mut totals = store.totals(run).await?;
     // A finished run is closed: report its verdict again rather than play on.
     if let RunState::Finished { verdict } = store.run(run).await?.state {
-        let verdict = match verdict.parse::<RunOutcome>() {
-            Ok(RunOutcome::H1) => Verdict::Accepted(SprtState::H1),
-            Ok(RunOutcome::H0) => Verdict::Accepted(SprtState::H0),
-            _ => Verdict::Complete,
+        let verdict = match verdict {
+            RunOutcome::H1 => Verdict::Accepted(SprtState::H1),
+            RunOutcome::H0 => Verdict::Accepted(SprtState::H0),
+            RunOutcome::Complete | RunOutcome::Interrupted | RunOutcome::Stopped => {
+                Verdict::Complete
+            }
         };
         return Ok(Summary {
             totals,
@@ -286,7 +288,7 @@ pub async fn run_match(
     };
     play.finish().await;
     if matches!(verdict, Verdict::Accepted(_) | Verdict::Complete) {
-        store.finish_run(run, verdict.as_str()).await?;
+        store.finish_run(run, verdict.outcome()).await?;
     }
     Ok(Summary {
         totals,
