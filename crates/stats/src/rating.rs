@@ -492,10 +492,13 @@ fn rate_group(
         .collect();
     // Ranked on the strengths themselves, so that where the anchor puts the scale cannot
     // reorder engines that the data leave level.
+    // Strengths equal in the data come out of the solver equal to its tolerance, not to the
+    // last bit: rounded to it, they rank by name.
+    let level = |k: usize| (fit.theta[k] / (10.0 * NEWTON_TOLERANCE)).round() as i64;
     let mut order: Vec<usize> = (0..members.len()).collect();
     order.sort_by(|&i, &j| {
-        fit.theta[j]
-            .total_cmp(&fit.theta[i])
+        level(j)
+            .cmp(&level(i))
             .then(names[members[i]].cmp(&names[members[j]]))
             .then(members[i].cmp(&members[j]))
     });
