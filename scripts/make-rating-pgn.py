@@ -10,8 +10,8 @@ true ratings (mean zero here), and with N games their errors are about +/- 800/s
 Elo.
 
 The movetext is real: the games of MOVES.pgn (for example an arbiter or cutechess match's
-PGN output) are recycled in turn, with their comments, and the result token replaced; without
---moves, one built-in game. The tags are cutechess's.
+PGN output) are recycled in turn, with their comments and start positions (FEN), and the
+result token replaced; without --moves, one built-in game. The other tags are cutechess's.
 
     python3 scripts/make-rating-pgn.py --games 100000 --seed 1 --moves match.pgn > list.pgn
     arbiter rate list.pgn
@@ -53,21 +53,27 @@ RESULT_TOKEN = re.compile(r"\s*(1-0|0-1|1/2-1/2|\*)\s*$")
 
 
 def movetexts(path):
-    """The movetext of each game of a PGN file, without its result token."""
-    games, current, in_moves = [], [], False
+    """Each game of a PGN file as (FEN tag or None, movetext without its result token)."""
+    games, fen, current, in_moves = [], None, [], False
+
+    def flush():
+        if current:
+            games.append((fen, RESULT_TOKEN.sub("", " ".join(current))))
+
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             stripped = line.strip()
             if stripped.startswith("[") and in_moves:
-                games.append(" ".join(current))
-                current, in_moves = [], False
+                flush()
+                fen, current, in_moves = None, [], False
+            if stripped.startswith("[FEN "):
+                fen = stripped[len("[FEN "):].rstrip("]").strip().strip('"')
             if stripped.startswith("[") or not stripped:
                 continue
             in_moves = True
             current.append(stripped)
-    if current:
-        games.append(" ".join(current))
-    return [RESULT_TOKEN.sub("", g) for g in games if g]
+    flush()
+    return games
 
 
 def wrap(text, width=80):
@@ -89,8 +95,10 @@ def main():
     parser.add_argument("--moves", help="PGN whose movetexts are recycled")
     args = parser.parse_args()
     rng = random.Random(args.seed)
-    texts = movetexts(args.moves) if args.moves else [BUILT_IN]
-    wrapped = [wrap(t) for t in texts]
+    texts = movetexts(args.moves) if args.moves else [(None, BUILT_IN)]
+    games = [
+        ((f'[SetUp "1"]\n[FEN "{fen}"]\n' if fen else ""), wrap(moves)) for fen, moves in texts
+    ]
     out = sys.stdout
     for n in range(args.games):
         w, b = rng.sample(range(len(ENGINES)), 2)
@@ -102,7 +110,8 @@ def main():
         out.write(
             f'[Event "rating list"]\n[Site "?"]\n[Date "2024.01.01"]\n[Round "{n + 1}"]\n'
             f'[White "{white}"]\n[Black "{black}"]\n[Result "{result}"]\n'
-            f'[TimeControl "10+0.1"]\n\n{wrapped[n % len(wrapped)]} {result}\n\n'
+            f'{games[n % len(games)][0]}[TimeControl "10+0.1"]\n\n'
+            f"{games[n % len(games)][1]} {result}\n\n"
         )
     print("true ratings: " + ", ".join(f"{name} {elo:+.0f}" for name, elo in ENGINES),
           file=sys.stderr)
