@@ -187,7 +187,8 @@ pub struct RatingList {
 
 /// Maximum-likelihood ratings of `names.len()` engines from their encounters; see the module
 /// documentation for the model. Encounters may repeat a pairing, in either order: they are
-/// added up.
+/// added up (a pairing of which some encounters come without pairs is read game by game).
+/// Tournaments call this for their standings, `arbiter rate` for a PGN's list.
 pub fn rate(
     names: &[String],
     encounters: &[Encounter],
