@@ -116,8 +116,11 @@ fn sigkill_and_resume_loses_nothing_and_counts_nothing_twice() {
 
     // Resuming the finished run reports it again and plays nothing.
     let out = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args(["match", "--quiet", "--resume", "resume", "--store"])
-        .arg(dir.path().join("runs.db"))
+        .args([
+            "match", "--quiet", "--resume", "resume", "--store", "runs.db",
+        ])
+        // A stored configuration's relative paths are taken from the current folder.
+        .current_dir(dir.path())
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);

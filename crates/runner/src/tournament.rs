@@ -635,7 +635,7 @@ async fn worker(
             return;
         };
         #[cfg(test)]
-        tests::maybe_die(pair);
+        tests::maybe_die(&spec, pair);
         // Game 0: the first engine has White; game 1: colours swapped.
         let order = if game_index == 0 { [0, 1] } else { [1, 0] };
         let mut seats = Vec::with_capacity(2);
@@ -894,8 +894,12 @@ mod tests {
     /// never). Only that test sets it.
     static DIE_AT_PAIR: AtomicU64 = AtomicU64::new(u64::MAX);
 
-    pub(super) fn maybe_die(pair: u64) {
-        if DIE_AT_PAIR.load(Ordering::SeqCst) == pair {
+    /// The event of the one test whose workers the hook kills: tests run in parallel, and the
+    /// hook must not reach the matches of the others.
+    const DYING_EVENT: &str = "a worker dies";
+
+    pub(super) fn maybe_die(spec: &MatchSpec, pair: u64) {
+        if spec.event == DYING_EVENT && DIE_AT_PAIR.load(Ordering::SeqCst) == pair {
             panic!("test hook: the worker of pair {pair} dies");
         }
     }
@@ -1008,7 +1012,10 @@ mod tests {
             })
             .await
             .unwrap();
-        let spec = Arc::new(staunton_spec(6));
+        let spec = Arc::new(MatchSpec {
+            event: DYING_EVENT.into(),
+            ..staunton_spec(6)
+        });
         let play = |spec: Arc<MatchSpec>| {
             let store = store.clone();
             async move {
