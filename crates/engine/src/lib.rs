@@ -46,6 +46,9 @@
 //! [`params`] (the single list of parameters), [`evaluate`], [`search`], [`movepick`], [`see`],
 //! [`tt`], [`timeman`], [`uci`] (the protocol loop of the binary), [`bench`](mod@bench).
 
+// A library speaks through its caller (events, writers, errors); the terminal is the binary's.
+#![warn(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod bench;
 mod engine;
 pub mod evaluate;
