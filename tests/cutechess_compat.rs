@@ -5,6 +5,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+use arbiter_runner::records::{self, GameEntry, RunOutcome, RunSummary};
 use arbiter_store::{Location, Store};
 use futures_util::StreamExt;
 
@@ -338,7 +339,19 @@ fn single_games_each_take_their_own_opening_with_trinomial_statistics() {
         assert_eq!(tag(game, "White"), white);
     }
     let jsonl = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
-    let summary: serde_json::Value = serde_json::from_str(jsonl.lines().last().unwrap()).unwrap();
+    // Every line is a typed record of the current schema.
+    let lines: Vec<&str> = jsonl.lines().collect();
+    for (index, line) in lines[..6].iter().enumerate() {
+        let game: GameEntry = serde_json::from_str(line).unwrap();
+        assert_eq!(
+            (game.schema, game.game),
+            (records::SCHEMA, index as u64 + 1)
+        );
+    }
+    let record: RunSummary = serde_json::from_str(lines[6]).unwrap();
+    assert_eq!(record.verdict, RunOutcome::Complete);
+    assert_eq!(record.pentanomial, None);
+    let summary: serde_json::Value = serde_json::from_str(lines[6]).unwrap();
     assert_eq!(summary["model"], "trinomial");
     assert_eq!(summary["games"], 6);
     assert!(summary["pentanomial"].is_null());

@@ -1765,4 +1765,28 @@ mod tests {
             }
         }
     }
+
+    /// The README's flag table and list of differences are the flags' documentation: every flag
+    /// and engine key the grammar reads, accepts with a warning or refuses is named there.
+    #[test]
+    fn the_readme_names_every_flag_and_key() {
+        let readme = include_str!("../../../README.md");
+        let start = readme
+            .find("## cutechess-cli and fastchess flags")
+            .expect("the flags section");
+        let section = &readme[start..];
+        let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
+        let ignored = IGNORED_FLAGS.iter().map(|(flag, _)| *flag);
+        for flag in FLAGS.iter().copied().chain(ignored) {
+            assert!(section.contains(&format!("`{flag}")), "README lacks {flag}");
+        }
+        let ignored_keys = IGNORED_ENGINE_KEYS.iter().map(|(key, _)| *key);
+        for key in ENGINE_KEYS.iter().copied().chain(ignored_keys) {
+            let key = key.trim_end_matches("NAME");
+            assert!(
+                section.contains(&format!("`{key}")),
+                "README lacks engine key {key}"
+            );
+        }
+    }
 }

@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 mod cutechess;
 mod match_cmd;
 mod perft;
+mod rate;
 mod sprt;
 
 /// Test, tune and rank chess engines.
@@ -28,6 +29,8 @@ enum Command {
     /// Elo, LOS, normalized Elo and the SPRT verdict from match counts; or, with --expect, the
     /// SPRT calculator.
     Sprt(sprt::SprtArgs),
+    /// A rating list (maximum-likelihood Elo) from the games of PGN files.
+    Rate(rate::RateArgs),
 }
 
 fn run_cutechess(args: &[String]) -> ExitCode {
@@ -67,6 +70,7 @@ fn main() -> ExitCode {
         Command::Match(args) => match_cmd::run(&args),
         Command::Perft(args) => perft::run(&args),
         Command::Sprt(args) => sprt::run(&args),
+        Command::Rate(args) => rate::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -382,17 +382,18 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
         .iter()
         .find(|(e, _)| *e == Export::Pgn)
         .map(|(_, p)| p.clone());
-    let json = outputs::summary_json(
+    let summary_record = outputs::summary_json(
         &spec,
         run,
         seed,
-        summary.verdict.as_str(),
+        summary.verdict.outcome(),
         &summary.totals,
         summary.sprt,
         pgn_path.as_deref(),
     );
+    let json = serde_json::to_string(&summary_record).context("write the summary")?;
     for (export, path) in &exports {
-        let trailer = (*export == Export::JsonLines).then(|| json.to_string());
+        let trailer = (*export == Export::JsonLines).then(|| json.clone());
         let count = export
             .rebuild(&store, run, path, trailer.as_deref())
             .await?;
@@ -412,7 +413,7 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
         console.info(&outputs::pentanomial_line(&summary.totals));
     }
     if args.json {
-        console.stdout(&json.to_string());
+        console.stdout(&json);
     }
     let code = match &summary.verdict {
         Verdict::Accepted(SprtState::H1) => 0,

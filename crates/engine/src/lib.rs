@@ -43,8 +43,11 @@
 //! and node count every time. Time limits are the only source of variation.
 //!
 //! # Modules
-//! [`params`] (the single list of parameters), [`evaluate`], [`search`], [`movepick`], [`see`],
-//! [`tt`], [`timeman`], [`uci`] (the protocol loop of the binary), [`bench`](mod@bench).
+//! [`params`] (the single list of parameters), [`evaluate`], [`search`], `movepick`, `see`,
+//! `tt` (private: users see the engine, not its tables), [`timeman`], [`uci`] (the protocol loop
+//! of the binary), [`bench`](mod@bench); the
+//! bounds they share (`MAX_PLY`, mate scores) live in a leaf module that imports none of them,
+//! re-exported from [`search`].
 
 // A library speaks through its caller (events, writers, errors); the terminal is the binary's.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
@@ -52,12 +55,13 @@
 pub mod bench;
 mod engine;
 pub mod evaluate;
-pub mod movepick;
+mod limits;
+mod movepick;
 pub mod params;
 pub mod search;
-pub mod see;
+mod see;
 pub mod timeman;
-pub mod tt;
+mod tt;
 pub mod uci;
 
 pub use engine::{Engine, DEFAULT_HASH_MB};

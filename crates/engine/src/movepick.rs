@@ -32,7 +32,7 @@ pub struct Heuristics {
     /// Butterfly history by side, from and to.
     history: [[[i32; 64]; 64]; 2],
     /// Two quiet moves per ply that caused a beta cutoff at that ply.
-    pub killers: [[Option<Move>; 2]; crate::search::MAX_PLY + 2],
+    pub killers: [[Option<Move>; 2]; crate::limits::MAX_PLY + 2],
     /// The quiet reply that refuted a move, by the moved piece (colour, role) and its square.
     counters: [[[Option<Move>; 64]; 6]; 2],
     /// Counter-move history: how good a quiet move (role, to) has been as the reply to the
@@ -45,7 +45,7 @@ impl Heuristics {
         // Built on the heap directly: the tables are too big to pass through the stack.
         let mut heur: Box<Heuristics> = Box::new(Heuristics {
             history: [[[0; 64]; 64]; 2],
-            killers: [[None; 2]; crate::search::MAX_PLY + 2],
+            killers: [[None; 2]; crate::limits::MAX_PLY + 2],
             counters: [[[None; 64]; 6]; 2],
             follow_up: [[[[0; 64]; 6]; 64]; 6],
         });
@@ -55,7 +55,7 @@ impl Heuristics {
 
     pub fn clear(&mut self) {
         self.history = [[[0; 64]; 64]; 2];
-        self.killers = [[None; 2]; crate::search::MAX_PLY + 2];
+        self.killers = [[None; 2]; crate::limits::MAX_PLY + 2];
         self.counters = [[[None; 64]; 6]; 2];
         for table in self.follow_up.iter_mut().flatten().flatten() {
             *table = [0; 64];
@@ -234,10 +234,6 @@ impl MovePicker {
         } else {
             pos.for_each_piece_moves(&mut add)
         };
-    }
-
-    pub fn len(&self) -> usize {
-        self.moves.len()
     }
 
     pub fn is_empty(&self) -> bool {

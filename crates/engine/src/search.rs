@@ -23,16 +23,7 @@ use crate::see::see_ge;
 use crate::timeman::{Limits, TimeManager};
 use crate::tt::{Bound, PackedMove, TranspositionTable};
 
-/// The deepest ply any line may reach.
-pub const MAX_PLY: usize = 128;
-/// The score of giving mate now; mate in `n` plies scores `MATE - n`.
-pub const MATE: i32 = 32_000;
-/// Scores beyond this are mate scores.
-pub const MATE_BOUND: i32 = MATE - 2 * MAX_PLY as i32;
-/// Above every score.
-pub const INFINITY: i32 = MATE + 1;
-/// The deepest iteration iterative deepening starts.
-pub const MAX_DEPTH: u32 = MAX_PLY as u32 - 8;
+pub use crate::limits::{INFINITY, MATE, MATE_BOUND, MAX_DEPTH, MAX_PLY};
 
 /// Game positions before the root kept for repetition detection. A repetition needs no
 /// capture or pawn move in between, and the fifty-move rule ends games long before 256 plies.

@@ -16,9 +16,9 @@
 //! converted back by ply on the way out. Replacement prefers new generations and deeper
 //! results; a new result without a move keeps the old move.
 
-use arbiter_rules::{Move, Role, Square};
+use arbiter_rules::{Move, Role};
 
-use crate::search::MATE_BOUND;
+use crate::limits::MATE_BOUND;
 
 /// How a stored score relates to the true value.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -81,18 +81,14 @@ impl PackedMove {
     pub fn is(self, mv: Move) -> bool {
         !self.is_none() && PackedMove::new(mv) == self
     }
-
-    pub fn from_square(self) -> Square {
-        Square::new(u32::from(self.0 & 63)).expect("six bits")
-    }
 }
 
 const ENTRY_BYTES: usize = size_of::<Entry>();
 // No padding: an all-zero `Entry` is made of initialised integers only (see `zeroed_entries`).
 const _: () = assert!(ENTRY_BYTES == 4 + 2 + 2 + 2 + 1 + 1);
 
-/// The largest table the UCI `Hash` option offers, in MiB (and the most [`TranspositionTable::new`]
-/// gives in process).
+/// The largest table the UCI `Hash` option offers, in MiB (and the most an in-process
+/// [`Engine`](crate::Engine) is given).
 pub const MAX_HASH_MB: usize = 32_768;
 
 /// The table. Not shared between threads: each engine instance owns one.
@@ -305,7 +301,7 @@ fn score_from_tt(score: i32, ply: usize) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::MATE;
+    use crate::limits::MATE;
 
     #[test]
     fn store_probe_and_mate_adjustment() {

@@ -21,6 +21,7 @@ pub mod openings;
 pub mod outputs;
 pub mod player;
 pub mod process;
+pub mod records;
 pub mod tc;
 pub mod tournament;
 pub mod uci;

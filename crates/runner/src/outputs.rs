@@ -11,6 +11,7 @@ use arbiter_store::{GameResult, GameRow, RunId, Store, StoreError, Totals};
 use futures_util::StreamExt;
 
 use crate::game::GameRecord;
+use crate::records::{self, EntryKind, RunOutcome, RunSummary};
 use crate::tournament::MatchSpec;
 
 /// `Started game 3 of 400 (dev vs base)`
@@ -270,45 +271,51 @@ pub async fn player_lines(
         .collect())
 }
 
-/// The final summary as one JSON object. `model` says which statistics the Elo, nElo and LLR
-/// are: `pentanomial` (pairs) or `trinomial` (unpaired games).
+/// The run's summary record. `model` says which statistics the Elo, nElo and LLR are:
+/// `pentanomial` (pairs) or `trinomial` (unpaired games).
 pub fn summary_json(
     spec: &MatchSpec,
     run: RunId,
     seed: u64,
-    verdict: &str,
+    verdict: RunOutcome,
     totals: &Totals,
     sprt: Option<SprtStatus>,
     pgn: Option<&Path>,
-) -> serde_json::Value {
+) -> RunSummary {
     let sample = spec.sample(totals);
     let elo = estimate::elo(&sample).ok();
     let nelo = estimate::normalized_elo(&sample).ok();
-    serde_json::json!({
-        "type": "summary",
-        "run": run.get(),
-        "seed": seed,
-        "verdict": verdict,
-        "model": if spec.paired { "pentanomial" } else { "trinomial" },
-        "pairs": totals.pairs,
-        "games": totals.wins + totals.draws + totals.losses,
-        "wins": totals.wins,
-        "draws": totals.draws,
-        "losses": totals.losses,
-        "pentanomial": spec.paired.then_some(totals.pentanomial),
-        "elo": elo.map(|e| e.elo),
-        "elo_ci": elo.map(|e| [e.interval().0, e.interval().1]),
-        "los": elo.map(|e| e.los),
-        "nelo": nelo.map(|n| n.nelo),
-        "nelo_ci": nelo.map(|n| [n.interval().0, n.interval().1]),
-        "llr": sprt.map(|s| s.llr),
-        "lower_bound": sprt.map(|s| s.lower_bound),
-        "upper_bound": sprt.map(|s| s.upper_bound),
-        "state": sprt.map(|s| s.state.as_str()),
-        "pgn": pgn.map(|p| p.display().to_string()),
-        "runner_cpu_ms": own_cpu_time().map(|d| d.as_millis() as u64),
-        "peak_rss_mb": peak_rss_mb(),
-    })
+    RunSummary {
+        schema: records::SCHEMA,
+        kind: EntryKind::Summary,
+        run: run.get(),
+        seed,
+        verdict,
+        model: if spec.paired {
+            "pentanomial"
+        } else {
+            "trinomial"
+        }
+        .to_owned(),
+        pairs: totals.pairs,
+        games: totals.wins + totals.draws + totals.losses,
+        wins: totals.wins,
+        draws: totals.draws,
+        losses: totals.losses,
+        pentanomial: spec.paired.then_some(totals.pentanomial),
+        elo: elo.map(|e| e.elo),
+        elo_ci: elo.map(|e| [e.interval().0, e.interval().1]),
+        los: elo.map(|e| e.los),
+        nelo: nelo.map(|n| n.nelo),
+        nelo_ci: nelo.map(|n| [n.interval().0, n.interval().1]),
+        llr: sprt.map(|s| s.llr),
+        lower_bound: sprt.map(|s| s.lower_bound),
+        upper_bound: sprt.map(|s| s.upper_bound),
+        state: sprt.map(|s| s.state.as_str().to_owned()),
+        pgn: pgn.map(|p| p.display().to_string()),
+        runner_cpu_ms: own_cpu_time().map(|d| d.as_millis() as u64),
+        peak_rss_mb: peak_rss_mb(),
+    }
 }
 
 /// CPU time of this process alone (engines are other processes), from /proc on Linux: what the

@@ -29,6 +29,7 @@ use crate::game::{play_game, GameRecord, GameSpec};
 use crate::openings::Book;
 use crate::player::{Player, PlayerSpec};
 use crate::process::EngineFault;
+use crate::records::{self, EntryKind, GameEntry, RunOutcome};
 use crate::tc::TimeControl;
 
 /// Everything a match needs, resolved and validated.
@@ -150,15 +151,20 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    /// The text the store records and the summary prints.
-    pub fn as_str(&self) -> &str {
+    /// The verdict as the records and the store name it.
+    pub fn outcome(&self) -> RunOutcome {
         match self {
-            Verdict::Accepted(SprtState::H1) => "H1",
-            Verdict::Accepted(SprtState::H0) => "H0",
-            Verdict::Accepted(SprtState::Continue) | Verdict::Complete => "complete",
-            Verdict::Interrupted => "interrupted",
-            Verdict::Fault(_) => "stopped",
+            Verdict::Accepted(SprtState::H1) => RunOutcome::H1,
+            Verdict::Accepted(SprtState::H0) => RunOutcome::H0,
+            Verdict::Accepted(SprtState::Continue) | Verdict::Complete => RunOutcome::Complete,
+            Verdict::Interrupted => RunOutcome::Interrupted,
+            Verdict::Fault(_) => RunOutcome::Stopped,
         }
+    }
+
+    /// The text the store records and the summary prints.
+    pub fn as_str(&self) -> &'static str {
+        self.outcome().as_str()
     }
 }
 
@@ -182,6 +188,16 @@ pub enum MatchError {
     /// A bug in arbiter or staunton, not an engine fault: the run stops and can be resumed.
     #[error("the in-process game of pair {pair} panicked (a bug: please report it)")]
     GamePanicked { pair: u64 },
+    /// A worker that plays games ended early (a bug, not an engine fault): the run is left
+    /// running, and resuming it plays the pairs it lacks.
+    #[error(
+        "a game worker stopped before pair {pair} was played ({reason}; a bug: please report \
+         it); the run is kept unfinished: rerun the command to play the missing pairs"
+    )]
+    WorkerEnded { pair: u64, reason: String },
+    /// An engine faulted with `recover` off, where no store keeps the run (the tally sink).
+    #[error("engine fault (recover is off): {0}")]
+    Fault(String),
 }
 
 /// One finished game on its way to the collector.
@@ -202,8 +218,10 @@ struct Written {
 /// Idle started players of one engine, reused between games.
 type Pool = Mutex<Vec<Player>>;
 
-/// Plays the pairs of `run` that the store does not hold yet. `cancel` turning true stops
-/// the match (games in flight are abandoned uncounted; the run stays resumable).
+/// Plays the pairs of `run` that the store does not hold yet: the store-and-SPRT sink over
+/// [`Play`]. Each finished pair is committed, the LLR recomputed from the stored totals, and the
+/// match stops when the SPRT decides. `cancel` turning true stops the match (games in flight are
+/// abandoned uncounted; the run stays resumable).
 pub async fn run_match(
     spec: Arc<MatchSpec>,
     store: Arc<Store>,
@@ -215,10 +233,12 @@ pub async fn run_match(
     let mut totals = store.totals(run).await?;
     // A finished run is closed: report its verdict again rather than play on.
     if let RunState::Finished { verdict } = store.run(run).await?.state {
-        let verdict = match verdict.as_str() {
-            "H1" => Verdict::Accepted(SprtState::H1),
-            "H0" => Verdict::Accepted(SprtState::H0),
-            _ => Verdict::Complete,
+        let verdict = match verdict {
+            RunOutcome::H1 => Verdict::Accepted(SprtState::H1),
+            RunOutcome::H0 => Verdict::Accepted(SprtState::H0),
+            RunOutcome::Complete | RunOutcome::Interrupted | RunOutcome::Stopped => {
+                Verdict::Complete
+            }
         };
         return Ok(Summary {
             totals,
@@ -235,102 +255,29 @@ pub async fn run_match(
         });
     }
 
-    let remaining_pairs = spec.pairs - committed.range(..spec.pairs).count() as u64;
-    let queue = Arc::new(Mutex::new(Schedule {
-        pairs: spec.pairs,
-        next_pair: 0,
-        second_game_of: None,
-        committed,
-    }));
-    let pools: Arc<[Pool; 2]> = Arc::new([Mutex::new(Vec::new()), Mutex::new(Vec::new())]);
-    let stop = Arc::new(AtomicBool::new(false));
-    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<Result<Finished, MatchError>>();
-
-    // No more workers (and so no more engines) than there are games left to play.
-    let in_flight = (spec.concurrency.max(1) as u64).min(remaining_pairs.saturating_mul(2));
-    let workers: Vec<_> = (0..in_flight)
-        .map(|_| {
-            let (spec, queue, pools, stop, done, events) = (
-                spec.clone(),
-                queue.clone(),
-                pools.clone(),
-                stop.clone(),
-                done_tx.clone(),
-                events.clone(),
-            );
-            tokio::spawn(async move { worker(spec, queue, pools, stop, done, events).await })
-        })
-        .collect();
-    drop(done_tx);
-
-    let mut halves: HashMap<u64, [Option<Written>; 2]> = HashMap::new();
-    let mut pairs_done = 0;
+    let mut play = Play::start(spec.clone(), committed, events.clone());
     let verdict = loop {
-        if pairs_done == remaining_pairs {
-            break Verdict::Complete;
-        }
-        let finished = tokio::select! {
-            finished = done_rx.recv() => finished,
+        let played = tokio::select! {
+            played = play.next() => played,
             _ = cancel.changed() => {
                 if *cancel.borrow() { break Verdict::Interrupted; }
                 continue;
             }
         };
-        let finished = match finished {
-            Some(Ok(finished)) => finished,
-            Some(Err(err)) => {
-                stop_workers(&stop, &workers);
+        let pair = match played {
+            Ok(Some(Played::Pair(pair))) => pair,
+            Ok(Some(Played::Fault(reason))) => break Verdict::Fault(reason),
+            Ok(None) => break Verdict::Complete,
+            Err(err) => {
+                play.finish().await;
                 return Err(err);
             }
-            None => break Verdict::Complete,
         };
-        if let (Some(color), false) = (finished.record.faulted, spec.recover) {
-            let reason = format!(
-                "{} ({color}): {}",
-                finished.record.player(color),
-                finished.record.reason
-            );
-            break Verdict::Fault(reason);
-        }
-        let pair = finished.pair;
-        let index = finished.game_index;
-        let number = 2 * pair + index as u64 + 1;
-        if let (Some(color), Some(fault)) = (finished.record.faulted, &finished.record.fault) {
-            // The PGN says "White disconnects"; the log says why.
-            let _ = events.send(Event::Warning(format!(
-                "game {number}: {} ({color}): {fault}",
-                finished.record.player(color)
-            )));
-        }
-        let pgn = game_pgn(&spec, &finished.record, number, finished.started_at);
-        let json = game_json(&finished.record, number, pair);
-        let written = Written {
-            finished,
-            pgn,
-            json,
-        };
-        let _ = events.send(Event::GameFinished {
-            number,
-            pair,
-            record: Arc::new(written.finished.record.clone()),
-            pgn: written.pgn.clone(),
-            json: written.json.clone(),
-        });
-        let slot = halves.entry(pair).or_default();
-        slot[index] = Some(written);
-        if slot.iter().any(Option::is_none) {
-            continue;
-        }
-        let [Some(first), Some(second)] = halves.remove(&pair).expect("both halves") else {
-            unreachable!()
-        };
-        let record = pair_record(&spec, run, pair, [&first, &second]);
-        let committed = store.commit_pair(&record).await?;
+        let committed = store.commit_pair(&pair.record(&spec, run)).await?;
         totals = store.totals(run).await?;
         sprt_now = sprt_status(&spec, &totals)?;
-        pairs_done += 1;
         let _ = events.send(Event::PairCommitted {
-            pair,
+            pair: pair.pair,
             totals,
             sprt: sprt_now,
             already_present: committed == Committed::AlreadyPresent,
@@ -339,28 +286,284 @@ pub async fn run_match(
             break Verdict::Accepted(status.state);
         }
     };
-    stop_workers(&stop, &workers);
-    for worker in workers {
-        let _ = worker.await;
-    }
-    // Idle engines are shut down politely; busy ones went with their aborted workers.
-    for pool in pools.iter() {
-        let players: Vec<Player> = pool
-            .lock()
-            .map(|mut p| p.drain(..).collect())
-            .unwrap_or_default();
-        for player in players {
-            player.shutdown().await;
-        }
-    }
+    play.finish().await;
     if matches!(verdict, Verdict::Accepted(_) | Verdict::Complete) {
-        store.finish_run(run, verdict.as_str()).await?;
+        store.finish_run(run, verdict.outcome()).await?;
     }
     Ok(Summary {
         totals,
         sprt: sprt_now,
         verdict,
     })
+}
+
+/// The in-memory sink over [`Play`]: plays `pairs` of `spec` (indices below `spec.pairs`) and
+/// returns their totals, with no store, files or SPRT. What a tuner needs: "play these pairs
+/// and hand me the outcomes". An engine fault under `recover = false` is an error here.
+pub async fn tally_pairs(
+    spec: Arc<MatchSpec>,
+    pairs: &BTreeSet<u64>,
+    events: mpsc::UnboundedSender<Event>,
+) -> Result<Totals, MatchError> {
+    let skip: BTreeSet<u64> = (0..spec.pairs).filter(|k| !pairs.contains(k)).collect();
+    let mut play = Play::start(spec, skip, events);
+    let mut totals = Totals::default();
+    loop {
+        match play.next().await {
+            Ok(Some(Played::Pair(pair))) => totals.add(pair.tally()),
+            Ok(Some(Played::Fault(reason))) => {
+                play.finish().await;
+                return Err(MatchError::Fault(reason));
+            }
+            Ok(None) => break,
+            Err(err) => {
+                play.finish().await;
+                return Err(err);
+            }
+        }
+    }
+    play.finish().await;
+    Ok(totals)
+}
+
+/// What [`Play`] hands over.
+pub enum Played {
+    /// Both games of a pair (a unit of two games when unpaired), played to the end.
+    Pair(Box<PlayedPair>),
+    /// An engine faulted and `recover` is off: the match should stop (the fault's game is not
+    /// part of any pair handed over).
+    Fault(String),
+}
+
+/// A pair whose two games are finished, each written once as PGN and JSON.
+pub struct PlayedPair {
+    pub pair: u64,
+    games: [Written; 2],
+}
+
+impl PlayedPair {
+    /// The pair's result from the first engine's side.
+    pub fn tally(&self) -> PairTally {
+        // Half points of the first engine: it is White in game 0 and Black in game 1.
+        let half_points =
+            |written: &Written, first_is: Color| match written.finished.record.outcome.winner {
+                None => 1u8,
+                Some(winner) if winner == first_is => 2,
+                Some(_) => 0,
+            };
+        let points = [
+            half_points(&self.games[0], Color::White),
+            half_points(&self.games[1], Color::Black),
+        ];
+        let wins = points.iter().filter(|&&p| p == 2).count() as u8;
+        let draws = points.iter().filter(|&&p| p == 1).count() as u8;
+        PairTally {
+            wins,
+            draws,
+            losses: 2 - wins - draws,
+            penta: Pentanomial::bucket(points) as u8,
+        }
+    }
+
+    /// The store's record of the pair in `run`.
+    fn record(&self, spec: &MatchSpec, run: RunId) -> PairRecord {
+        let pair = self.pair;
+        let row = |written: &Written| {
+            let finished = &written.finished;
+            let record = &finished.record;
+            let opening_index = spec.opening_index(pair, finished.game_index) as u64;
+            GameRow {
+                game_number: 2 * pair + finished.game_index as u64 + 1,
+                white: record.white.clone(),
+                black: record.black.clone(),
+                result: match record.outcome.winner {
+                    Some(Color::White) => GameResult::WhiteWins,
+                    Some(Color::Black) => GameResult::BlackWins,
+                    None => GameResult::Draw,
+                },
+                termination: record.outcome.termination.pgn_tag().to_owned(),
+                plies: record.plies() as u32,
+                opening_index,
+                opening_fen: record.opening.start.fen(),
+                pgn: written.pgn.clone(),
+                json: written.json.clone(),
+                started_at: finished.started_at,
+                duration: record.duration,
+            }
+        };
+        PairRecord {
+            run,
+            pair_index: pair,
+            tally: self.tally(),
+            games: [row(&self.games[0]), row(&self.games[1])],
+        }
+    }
+}
+
+/// Play: the games of a schedule in, finished pairs out, as a stream. It owns the workers (one
+/// per game in flight), the per-engine pools of started players, seating in process or over
+/// UCI, faults and restarts, and cancellation; it knows nothing of stores, SPRTs or files. The
+/// per-game events (started, finished, warnings) go to `events` as games end.
+pub struct Play {
+    spec: Arc<MatchSpec>,
+    events: mpsc::UnboundedSender<Event>,
+    done: mpsc::UnboundedReceiver<Result<Finished, MatchError>>,
+    halves: HashMap<u64, [Option<Written>; 2]>,
+    /// Pairs not to play (already committed), and pairs handed over: what is missing when a
+    /// worker dies is what neither holds.
+    skip: Arc<BTreeSet<u64>>,
+    delivered: BTreeSet<u64>,
+    remaining: u64,
+    workers: Vec<tokio::task::JoinHandle<()>>,
+    stop: Arc<AtomicBool>,
+    pools: Arc<[Pool; 2]>,
+}
+
+impl Play {
+    /// Starts playing every pair of `spec.pairs` not in `skip`.
+    pub fn start(
+        spec: Arc<MatchSpec>,
+        skip: BTreeSet<u64>,
+        events: mpsc::UnboundedSender<Event>,
+    ) -> Play {
+        let remaining = spec.pairs - skip.range(..spec.pairs).count() as u64;
+        let skip = Arc::new(skip);
+        let queue = Arc::new(Mutex::new(Schedule {
+            pairs: spec.pairs,
+            next_pair: 0,
+            second_game_of: None,
+            committed: skip.clone(),
+        }));
+        let pools: Arc<[Pool; 2]> = Arc::new([Mutex::new(Vec::new()), Mutex::new(Vec::new())]);
+        let stop = Arc::new(AtomicBool::new(false));
+        let (done_tx, done) = mpsc::unbounded_channel::<Result<Finished, MatchError>>();
+        // No more workers (and so no more engines) than there are games left to play.
+        let in_flight = (spec.concurrency.max(1) as u64).min(remaining.saturating_mul(2));
+        let workers = (0..in_flight)
+            .map(|_| {
+                let (spec, queue, pools, stop, done, events) = (
+                    spec.clone(),
+                    queue.clone(),
+                    pools.clone(),
+                    stop.clone(),
+                    done_tx.clone(),
+                    events.clone(),
+                );
+                tokio::spawn(async move { worker(spec, queue, pools, stop, done, events).await })
+            })
+            .collect();
+        Play {
+            spec,
+            events,
+            done,
+            halves: HashMap::new(),
+            skip,
+            delivered: BTreeSet::new(),
+            remaining,
+            workers,
+            stop,
+            pools,
+        }
+    }
+
+    /// The next finished pair, in the order pairs finish; `None` once every pair was handed
+    /// over. Cancel-safe: dropping the future loses no game.
+    pub async fn next(&mut self) -> Result<Option<Played>, MatchError> {
+        loop {
+            if self.remaining == 0 {
+                return Ok(None);
+            }
+            let finished = match self.done.recv().await {
+                Some(finished) => finished?,
+                None => return Err(self.worker_ended().await),
+            };
+            let spec = &self.spec;
+            if let (Some(color), false) = (finished.record.faulted, spec.recover) {
+                let reason = format!(
+                    "{} ({color}): {}",
+                    finished.record.player(color),
+                    finished.record.reason
+                );
+                return Ok(Some(Played::Fault(reason)));
+            }
+            let pair = finished.pair;
+            let index = finished.game_index;
+            let number = 2 * pair + index as u64 + 1;
+            if let (Some(color), Some(fault)) = (finished.record.faulted, &finished.record.fault) {
+                // The PGN says "White disconnects"; the log says why.
+                let _ = self.events.send(Event::Warning(format!(
+                    "game {number}: {} ({color}): {fault}",
+                    finished.record.player(color)
+                )));
+            }
+            let pgn = game_pgn(spec, &finished.record, number, finished.started_at);
+            let json = game_json(&finished.record, number, pair);
+            let written = Written {
+                finished,
+                pgn,
+                json,
+            };
+            let _ = self.events.send(Event::GameFinished {
+                number,
+                pair,
+                record: Arc::new(written.finished.record.clone()),
+                pgn: written.pgn.clone(),
+                json: written.json.clone(),
+            });
+            let slot = self.halves.entry(pair).or_default();
+            slot[index] = Some(written);
+            if slot.iter().any(Option::is_none) {
+                continue;
+            }
+            let [Some(first), Some(second)] = self.halves.remove(&pair).expect("both halves")
+            else {
+                unreachable!()
+            };
+            self.remaining -= 1;
+            self.delivered.insert(pair);
+            return Ok(Some(Played::Pair(Box::new(PlayedPair {
+                pair,
+                games: [first, second],
+            }))));
+        }
+    }
+
+    /// Every worker is gone with pairs still missing: one ended without reporting (a panic).
+    /// The error names the first missing pair; nothing of it was handed over, so a sink that
+    /// stores pairs stays resumable.
+    async fn worker_ended(&mut self) -> MatchError {
+        stop_workers(&self.stop, &self.workers);
+        let pair = (0..self.spec.pairs)
+            .find(|k| !self.skip.contains(k) && !self.delivered.contains(k))
+            .unwrap_or_default();
+        let mut reason = "it ended without a result".to_owned();
+        for worker in std::mem::take(&mut self.workers) {
+            if let Err(err) = worker.await {
+                if err.is_panic() {
+                    reason = format!("it panicked: {}", panic_text(err.into_panic()));
+                }
+            }
+        }
+        MatchError::WorkerEnded { pair, reason }
+    }
+
+    /// Stops the workers (games in flight are abandoned) and shuts idle engines down politely;
+    /// busy ones went with their aborted workers.
+    pub async fn finish(self) {
+        stop_workers(&self.stop, &self.workers);
+        for worker in self.workers {
+            let _ = worker.await;
+        }
+        for pool in self.pools.iter() {
+            let players: Vec<Player> = pool
+                .lock()
+                .map(|mut p| p.drain(..).collect())
+                .unwrap_or_default();
+            for player in players {
+                player.shutdown().await;
+            }
+        }
+    }
 }
 
 /// The games still to play, handed out in order as workers ask: both games of every pair the
@@ -371,7 +574,7 @@ struct Schedule {
     next_pair: u64,
     /// Pair whose second game (colours swapped) is still to be handed out.
     second_game_of: Option<u64>,
-    committed: BTreeSet<u64>,
+    committed: Arc<BTreeSet<u64>>,
 }
 
 impl Schedule {
@@ -389,6 +592,15 @@ impl Schedule {
         }
         None
     }
+}
+
+/// The message of a panic payload, when it is text.
+fn panic_text(payload: Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".to_owned())
 }
 
 fn stop_workers(stop: &AtomicBool, workers: &[tokio::task::JoinHandle<()>]) {
@@ -422,6 +634,8 @@ async fn worker(
         let Some((pair, game_index)) = queue.lock().ok().and_then(|mut q| q.next_game()) else {
             return;
         };
+        #[cfg(test)]
+        tests::maybe_die(pair);
         // Game 0: the first engine has White; game 1: colours swapped.
         let order = if game_index == 0 { [0, 1] } else { [1, 0] };
         let mut seats = Vec::with_capacity(2);
@@ -535,57 +749,6 @@ async fn take_player(
     })
 }
 
-fn pair_record(spec: &MatchSpec, run: RunId, pair: u64, games: [&Written; 2]) -> PairRecord {
-    // Half points of the first engine: it is White in game 0 and Black in game 1.
-    let half_points =
-        |written: &Written, first_is: Color| match written.finished.record.outcome.winner {
-            None => 1u8,
-            Some(winner) if winner == first_is => 2,
-            Some(_) => 0,
-        };
-    let points = [
-        half_points(games[0], Color::White),
-        half_points(games[1], Color::Black),
-    ];
-    let wins = points.iter().filter(|&&p| p == 2).count() as u8;
-    let draws = points.iter().filter(|&&p| p == 1).count() as u8;
-    let tally = PairTally {
-        wins,
-        draws,
-        losses: 2 - wins - draws,
-        penta: Pentanomial::bucket(points) as u8,
-    };
-    let row = |written: &Written| {
-        let finished = &written.finished;
-        let record = &finished.record;
-        let opening_index = spec.opening_index(pair, finished.game_index) as u64;
-        GameRow {
-            game_number: 2 * pair + finished.game_index as u64 + 1,
-            white: record.white.clone(),
-            black: record.black.clone(),
-            result: match record.outcome.winner {
-                Some(Color::White) => GameResult::WhiteWins,
-                Some(Color::Black) => GameResult::BlackWins,
-                None => GameResult::Draw,
-            },
-            termination: record.outcome.termination.pgn_tag().to_owned(),
-            plies: record.plies() as u32,
-            opening_index,
-            opening_fen: record.opening.start.fen(),
-            pgn: written.pgn.clone(),
-            json: written.json.clone(),
-            started_at: finished.started_at,
-            duration: record.duration,
-        }
-    };
-    PairRecord {
-        run,
-        pair_index: pair,
-        tally,
-        games: [row(games[0]), row(games[1])],
-    }
-}
-
 /// The PGN of one game: seven-tag roster, cutechess's extra tags, `{+0.35/12 0.250s}` move
 /// comments, and the reason after the last move.
 pub fn game_pgn(
@@ -666,36 +829,37 @@ fn book_entry(source: &str) -> String {
     )
 }
 
-/// One JSON object per game, for `jsonl` output and the store.
+/// One JSON object per game, for `jsonl` output and the store (a [`GameEntry`]).
 pub fn game_json(record: &GameRecord, number: u64, pair: u64) -> String {
     let moves: Vec<String> = record
         .moves
         .iter()
         .map(|&mv| move_to_uci(Some(mv)))
         .collect();
-    let latency: Vec<f64> = record
-        .stats
-        .iter()
-        .flatten()
-        .map(|s| s.elapsed.as_secs_f64() * 1000.0)
-        .collect();
-    serde_json::json!({
-        "game": number,
-        "pair": pair,
-        "white": record.white,
-        "black": record.black,
-        "result": record.outcome.result_token(),
-        "termination": record.outcome.termination.pgn_tag(),
-        "reason": record.reason,
-        "plies": record.plies(),
-        "opening": record.opening.source,
-        "fen": record.opening.start.fen(),
-        "moves": moves.join(" "),
-        "move_ms": latency,
-        "duration_ms": record.duration.as_millis() as u64,
-        "runner_overhead_us": record.overhead.as_micros() as u64,
-    })
-    .to_string()
+    let entry = GameEntry {
+        schema: records::SCHEMA,
+        kind: EntryKind::Game,
+        game: number,
+        pair,
+        white: record.white.clone(),
+        black: record.black.clone(),
+        result: record.outcome.result_token().to_owned(),
+        termination: record.outcome.termination.pgn_tag().to_owned(),
+        reason: record.reason.clone(),
+        plies: record.plies(),
+        opening: record.opening.source.clone(),
+        fen: record.opening.start.fen(),
+        moves: moves.join(" "),
+        move_ms: record
+            .stats
+            .iter()
+            .flatten()
+            .map(|s| s.elapsed.as_secs_f64() * 1000.0)
+            .collect(),
+        duration_ms: record.duration.as_millis() as u64,
+        runner_overhead_us: record.overhead.as_micros() as u64,
+    };
+    serde_json::to_string(&entry).unwrap_or_default()
 }
 
 /// `YYYY.MM.DD` in UTC, from the civil-from-days algorithm (no calendar crate needed).
@@ -718,6 +882,162 @@ fn pgn_date(time: SystemTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::AtomicU64;
+
+    use crate::builtin::BuiltinSpec;
+    use crate::openings::BookSpec;
+    use crate::player::PlayerKind;
+    use crate::process::Timeouts;
+    use arbiter_store::{Location, RunSpec};
+
+    /// The pair at which a worker panics, for the test of the collector below (`u64::MAX`:
+    /// never). Only that test sets it.
+    static DIE_AT_PAIR: AtomicU64 = AtomicU64::new(u64::MAX);
+
+    pub(super) fn maybe_die(pair: u64) {
+        if DIE_AT_PAIR.load(Ordering::SeqCst) == pair {
+            panic!("test hook: the worker of pair {pair} dies");
+        }
+    }
+
+    fn staunton_spec(pairs: u64) -> MatchSpec {
+        let player = |name: &str| PlayerSpec {
+            name: name.into(),
+            kind: PlayerKind::Builtin(Box::new(BuiltinSpec {
+                params: staunton::Params::default(),
+                hash_mb: 0,
+            })),
+            timeouts: Timeouts::default(),
+            restart: false,
+        };
+        let tc = TimeControl {
+            nodes: Some(100),
+            ..TimeControl::default()
+        };
+        MatchSpec {
+            players: [player("dev"), player("base")],
+            time_controls: [tc.clone(), tc],
+            time_margin: Duration::from_millis(50),
+            book: Book::load(&BookSpec::default()).unwrap(),
+            pairs,
+            paired: true,
+            concurrency: 2,
+            adjudication: Adjudication {
+                maxmoves: Some(20),
+                ..Adjudication::default()
+            },
+            rules: RuleSet::default(),
+            sprt: None,
+            recover: true,
+            seed: 1,
+            event: "test".into(),
+            site: "here".into(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The in-memory sink plays exactly the pairs asked for, with the results the store-and-SPRT
+    /// sink commits for the same pairs (in-process games at a node limit are deterministic).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_tally_sink_counts_what_the_store_sink_commits() {
+        let spec = Arc::new(staunton_spec(4));
+        let tally = |pairs: &[u64]| {
+            let spec = spec.clone();
+            let pairs: BTreeSet<u64> = pairs.iter().copied().collect();
+            async move {
+                let (events, mut received) = mpsc::unbounded_channel();
+                let totals = tally_pairs(spec, &pairs, events).await.unwrap();
+                let mut played = BTreeSet::new();
+                while let Ok(event) = received.try_recv() {
+                    if let Event::GameFinished { pair, .. } = event {
+                        played.insert(pair);
+                    }
+                }
+                assert_eq!(played, pairs, "exactly the pairs asked for");
+                totals
+            }
+        };
+        let mut odd_and_even = tally(&[1, 3]).await;
+        let even = tally(&[0, 2]).await;
+        assert_eq!(odd_and_even.pairs, 2);
+        for (i, count) in even.pentanomial.iter().enumerate() {
+            odd_and_even.pentanomial[i] += count;
+        }
+        odd_and_even.pairs += even.pairs;
+        odd_and_even.wins += even.wins;
+        odd_and_even.draws += even.draws;
+        odd_and_even.losses += even.losses;
+
+        let dir = tempfile::tempdir().unwrap();
+        let location = Location::parse(&dir.path().join("runs.db").display().to_string());
+        let store = Arc::new(Store::open(&location).await.unwrap());
+        let run = store
+            .create_run(&RunSpec {
+                name: "both".into(),
+                seed: 1,
+                config: String::new(),
+                first_engine: "dev".into(),
+                second_engine: "base".into(),
+                pairs_planned: 4,
+            })
+            .await
+            .unwrap();
+        let (events, _received) = mpsc::unbounded_channel();
+        let (_cancel, cancelled) = watch::channel(false);
+        let summary = run_match(spec, store, run, events, cancelled)
+            .await
+            .unwrap();
+        assert_eq!(summary.totals, odd_and_even);
+    }
+
+    /// A worker that dies must not make the run complete with pairs missing: the error names the
+    /// pair, the store still says running, and a rerun plays exactly what is missing.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_worker_that_dies_leaves_the_run_resumable() {
+        let dir = tempfile::tempdir().unwrap();
+        let location = Location::parse(&dir.path().join("runs.db").display().to_string());
+        let store = Arc::new(Store::open(&location).await.unwrap());
+        let run = store
+            .create_run(&RunSpec {
+                name: "dies".into(),
+                seed: 1,
+                config: String::new(),
+                first_engine: "dev".into(),
+                second_engine: "base".into(),
+                pairs_planned: 6,
+            })
+            .await
+            .unwrap();
+        let spec = Arc::new(staunton_spec(6));
+        let play = |spec: Arc<MatchSpec>| {
+            let store = store.clone();
+            async move {
+                let (events, _received) = mpsc::unbounded_channel();
+                let (_cancel, cancelled) = watch::channel(false);
+                run_match(spec, store, run, events, cancelled).await
+            }
+        };
+        DIE_AT_PAIR.store(3, Ordering::SeqCst);
+        let err = play(spec.clone()).await.unwrap_err();
+        DIE_AT_PAIR.store(u64::MAX, Ordering::SeqCst);
+        let text = err.to_string();
+        assert!(
+            matches!(err, MatchError::WorkerEnded { pair: 3, .. }),
+            "{text}"
+        );
+        assert!(text.contains("panicked: test hook"), "{text}");
+        assert_eq!(store.run(run).await.unwrap().state, RunState::Running);
+        let committed = store.committed_pair_indices(run).await.unwrap();
+        assert!(!committed.contains(&3), "{committed:?}");
+
+        let summary = play(spec).await.unwrap();
+        assert_eq!(summary.verdict, Verdict::Complete);
+        assert_eq!(summary.totals.pairs, 6);
+        assert_eq!(
+            store.committed_pair_indices(run).await.unwrap(),
+            (0..6).collect::<BTreeSet<_>>()
+        );
+    }
 
     /// Both games of every pair the store lacks, in order, and nothing planned ahead.
     #[test]
@@ -726,7 +1046,7 @@ mod tests {
             pairs: 5,
             next_pair: 0,
             second_game_of: None,
-            committed: [1, 3].into_iter().collect(),
+            committed: Arc::new([1, 3].into_iter().collect()),
         };
         let games: Vec<_> = std::iter::from_fn(|| schedule.next_game()).collect();
         assert_eq!(games, [(0, 0), (0, 1), (2, 0), (2, 1), (4, 0), (4, 1)]);
@@ -734,7 +1054,7 @@ mod tests {
             pairs: crate::config::MAX_PAIRS,
             next_pair: 0,
             second_game_of: None,
-            committed: BTreeSet::new(),
+            committed: Arc::default(),
         };
         assert_eq!(huge.next_game(), Some((0, 0)));
         assert_eq!(huge.next_game(), Some((0, 1)));

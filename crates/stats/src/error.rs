@@ -69,6 +69,15 @@ pub enum StatsError {
     /// (its asserts); extreme samples simply have no answer.
     #[error("{what} did not converge")]
     NoConvergence { what: &'static str },
+    /// A rating list's encounter or anchor names an engine the list does not have.
+    #[error("engine {index} does not exist: the list has {engines} engines")]
+    UnknownEngine { index: usize, engines: usize },
+    /// An engine's games against itself say nothing about its strength.
+    #[error("engine {engine} is paired with itself")]
+    SelfPairing { engine: usize },
+    /// The pairs of an encounter must be its games, grouped: same games, same points.
+    #[error("the pairs of engines {first} and {second} do not add up to their games")]
+    PairsDisagree { first: usize, second: usize },
     /// Batches are counted in entries (games or pairs); a batch of zero means nothing.
     #[error("batch size must be at least 1")]
     BatchSize,

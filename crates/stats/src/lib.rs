@@ -22,6 +22,8 @@
 //!   [`Sprt::elo_estimate`] the SPRT-aware (median-unbiased) Elo.
 //! - [`SequentialSprt`] feeds totals batch by batch and applies fishtest's overshoot correction.
 //! - [`SprtCalculator`] predicts pass probability and expected games before a test is run.
+//! - [`rate`] fits a rating list ([`RatingList`]) to the games of any number of engines: the
+//!   maximum-likelihood Elo of each, its interval and the LOS between neighbours.
 //!
 //! ```
 //! use arbiter_stats::{EloModel, Pentanomial, Sample, Sprt, SprtState};
@@ -62,6 +64,7 @@ mod error;
 pub mod estimate;
 pub mod llr;
 mod pdf;
+pub mod rating;
 mod results;
 mod root;
 mod sprt;
@@ -71,6 +74,7 @@ pub use calculator::{OperatingPoint, SprtCalculator, DEFAULT_DRAW_RATIO, DEFAULT
 pub use elo::MAX_ELO;
 pub use error::StatsError;
 pub use estimate::{EloEstimate, NormalizedElo};
+pub use rating::{rate, Anchor, Encounter, RatedEngine, RatingList};
 pub use results::{Pentanomial, Sample, Trinomial, MAX_GAMES, REGULARIZATION_EPSILON};
 pub use sprt::{
     EloModel, SequentialSprt, Sprt, SprtState, SprtStatus, UnknownEloModel, WaldBounds,

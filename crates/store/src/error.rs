@@ -150,7 +150,7 @@ pub enum StoreError {
         /// The run.
         run: RunId,
         /// Its verdict.
-        verdict: String,
+        verdict: crate::RunOutcome,
     },
 
     /// A run spec the database cannot hold; nothing was written.

@@ -167,7 +167,7 @@ pub use error::{Result, StoreError};
 pub use location::Location;
 pub use model::{
     Committed, GameResult, GameRow, PairRecord, PairTally, ParseGameResultError, Run, RunId,
-    RunSpec, RunState, StoredGame, Totals,
+    RunOutcome, RunSpec, RunState, StoredGame, Totals,
 };
 pub use run_lock::RunLock;
 
@@ -260,9 +260,9 @@ impl Store {
         with_repo!(self, repo => repo.runs().await)
     }
 
-    /// Closes a running run with its verdict (`H1`, `H0`, `inconclusive`, `stopped` ...). A run
+    /// Closes a running run with its verdict. A run
     /// that is already finished is [`StoreError::RunFinished`].
-    pub async fn finish_run(&self, run: RunId, verdict: &str) -> Result<()> {
+    pub async fn finish_run(&self, run: RunId, verdict: RunOutcome) -> Result<()> {
         with_repo!(self, repo => repo.finish_run(run, verdict).await)
     }
 

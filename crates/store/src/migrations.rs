@@ -13,22 +13,36 @@ use sqlx::SqlSafeStr;
 pub(crate) type Source = (i64, &'static str, &'static str);
 
 /// SQLite migrations, oldest first.
-pub(crate) const SQLITE: &[Source] = &[(
-    1,
-    "runs pairs games",
-    include_str!("../migrations/sqlite/0001_runs_pairs_games.sql"),
-)];
+pub(crate) const SQLITE: &[Source] = &[
+    (
+        1,
+        "runs pairs games",
+        include_str!("../migrations/sqlite/0001_runs_pairs_games.sql"),
+    ),
+    (
+        2,
+        "run outcome check",
+        include_str!("../migrations/sqlite/0002_run_outcome_check.sql"),
+    ),
+];
 
 /// PostgreSQL migrations, oldest first: the same versions as [`SQLITE`].
 #[cfg_attr(
     not(feature = "postgres"),
     allow(dead_code, reason = "used by the PostgreSQL backend only")
 )]
-pub(crate) const POSTGRES: &[Source] = &[(
-    1,
-    "runs pairs games",
-    include_str!("../migrations/postgres/0001_runs_pairs_games.sql"),
-)];
+pub(crate) const POSTGRES: &[Source] = &[
+    (
+        1,
+        "runs pairs games",
+        include_str!("../migrations/postgres/0001_runs_pairs_games.sql"),
+    ),
+    (
+        2,
+        "run outcome check",
+        include_str!("../migrations/postgres/0002_run_outcome_check.sql"),
+    ),
+];
 
 /// The newest schema version this build knows.
 pub(crate) fn latest(sources: &[Source]) -> i64 {
@@ -112,6 +126,69 @@ mod tests {
     fn dialects_have_the_same_versions() {
         let versions = |s: &[Source]| s.iter().map(|&(v, d, _)| (v, d)).collect::<Vec<_>>();
         assert_eq!(versions(SQLITE), versions(POSTGRES));
-        assert_eq!(latest(SQLITE), 1);
+        assert_eq!(latest(SQLITE), 2);
+    }
+
+    /// A file written by the release before migration 2 (the schema of migration 1 only, with
+    /// a finished run in it) upgrades in place when a new arbiter opens it: its run reads back
+    /// with a typed verdict, and from then on the database refuses a verdict arbiter never
+    /// writes.
+    #[tokio::test]
+    async fn a_file_of_the_previous_schema_upgrades_in_place() {
+        use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
+        use sqlx::Executor;
+
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.db");
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(
+                SqliteConnectOptions::new()
+                    .filename(&path)
+                    .create_if_missing(true),
+            )
+            .await
+            .unwrap();
+        migrator(&SQLITE[..1]).run(&pool).await.unwrap();
+        pool.execute(
+            "INSERT INTO runs (name, seed, config, first_engine, second_engine, pairs_planned, \
+             state, verdict, created_at_ms, updated_at_ms) \
+             VALUES ('old', 7, '', 'dev', 'base', 10, 'finished', 'H1', 0, 0); \
+             INSERT INTO run_totals (run_id, pairs, wins, draws, losses, penta_dw) \
+             VALUES (1, 1, 1, 1, 0, 1);",
+        )
+        .await
+        .unwrap();
+        pool.close().await;
+
+        let store = crate::Store::open(&crate::Location::parse(&path.display().to_string()))
+            .await
+            .unwrap();
+        let run = store.find_run_by_name("old").await.unwrap().unwrap();
+        assert_eq!(
+            run.state,
+            crate::RunState::Finished {
+                verdict: crate::RunOutcome::H1
+            }
+        );
+        assert_eq!(store.totals(run.id).await.unwrap().wins, 1);
+        store.close().await;
+
+        let pool = SqlitePoolOptions::new()
+            .connect_with(SqliteConnectOptions::new().filename(&path))
+            .await
+            .unwrap();
+        let refused = pool
+            .execute("UPDATE runs SET verdict = 'maybe' WHERE id = 1")
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("runs.verdict must be"), "{refused}");
+        let versions: Vec<i64> =
+            sqlx::query_scalar("SELECT version FROM _sqlx_migrations ORDER BY version")
+                .fetch_all(&pool)
+                .await
+                .unwrap();
+        assert_eq!(versions, [1, 2]);
     }
 }

@@ -44,6 +44,65 @@ pub struct RunSpec {
     pub pairs_planned: u64,
 }
 
+/// How a run ended: the verdict the store keeps, the records print and the exit code follows.
+/// Stored as its text under a CHECK constraint (migration 2), read back as this enum.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum RunOutcome {
+    /// The SPRT accepted H1.
+    H1,
+    /// The SPRT accepted H0.
+    H0,
+    /// Every scheduled pair was played (without an SPRT decision, or without an SPRT).
+    #[serde(rename = "complete")]
+    Complete,
+    /// Stopped from outside; resumable.
+    #[serde(rename = "interrupted")]
+    Interrupted,
+    /// Stopped by an engine fault with `recover` off; resumable.
+    #[serde(rename = "stopped")]
+    Stopped,
+}
+
+impl RunOutcome {
+    /// Every outcome, in the order of the migration's CHECK list.
+    pub const ALL: [RunOutcome; 5] = [
+        RunOutcome::H1,
+        RunOutcome::H0,
+        RunOutcome::Complete,
+        RunOutcome::Interrupted,
+        RunOutcome::Stopped,
+    ];
+
+    /// The text the database holds and the last line prints.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunOutcome::H1 => "H1",
+            RunOutcome::H0 => "H0",
+            RunOutcome::Complete => "complete",
+            RunOutcome::Interrupted => "interrupted",
+            RunOutcome::Stopped => "stopped",
+        }
+    }
+}
+
+impl std::fmt::Display for RunOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for RunOutcome {
+    type Err = String;
+
+    /// Reads what [`RunOutcome::as_str`] wrote.
+    fn from_str(text: &str) -> Result<RunOutcome, String> {
+        RunOutcome::ALL
+            .into_iter()
+            .find(|outcome| outcome.as_str() == text)
+            .ok_or_else(|| format!("{text:?} is not a run outcome"))
+    }
+}
+
 /// Whether a run still accepts pairs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RunState {
@@ -51,8 +110,8 @@ pub enum RunState {
     Running,
     /// Closed by [`Store::finish_run`](crate::Store::finish_run); its totals no longer change.
     Finished {
-        /// Why it ended, as the runner words it: `H1`, `H0`, `inconclusive`, `stopped` ...
-        verdict: String,
+        /// Why it ended.
+        verdict: RunOutcome,
     },
 }
 

@@ -21,8 +21,8 @@ use sqlx::{
 use crate::error::{Result, StoreError};
 use crate::migrations::{self, Source};
 use crate::model::{
-    Committed, GameResult, GameRow, PairRecord, PairTally, Run, RunId, RunSpec, RunState,
-    StoredGame, Totals,
+    Committed, GameResult, GameRow, PairRecord, PairTally, Run, RunId, RunOutcome, RunSpec,
+    RunState, StoredGame, Totals,
 };
 
 /// What differs between the SQL dialects, beyond their migrations.
@@ -256,7 +256,7 @@ where
             .collect()
     }
 
-    pub(crate) async fn finish_run(&self, run: RunId, verdict: &str) -> Result<()> {
+    pub(crate) async fn finish_run(&self, run: RunId, verdict: RunOutcome) -> Result<()> {
         let operation = || format!("finishing run {run}");
         let mut tx = self.begin_write(&operation).await?;
         let finished = sqlx::query(
@@ -264,7 +264,7 @@ where
              WHERE id = $1 AND state = 'running' RETURNING id",
         )
         .bind(run.get())
-        .bind(verdict)
+        .bind(verdict.as_str())
         .bind(now_ms())
         .fetch_optional(&mut *tx)
         .await
@@ -537,7 +537,11 @@ where
         let verdict: Option<String> = row.try_get(8).map_err(|e| self.fail("reading a run", e))?;
         let state = match (get_text(7)?.as_str(), verdict) {
             ("running", None) => RunState::Running,
-            ("finished", Some(verdict)) => RunState::Finished { verdict },
+            ("finished", Some(text)) => RunState::Finished {
+                verdict: text.parse().map_err(|reason: String| {
+                    self.corrupt("runs", format!("run {id}: {reason}"))
+                })?,
+            },
             (state, verdict) => {
                 return Err(self.corrupt(
                     "runs",

@@ -12,8 +12,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use arbiter_store::{
-    Committed, GameResult, GameRow, Location, PairRecord, PairTally, RunId, RunSpec, RunState,
-    Store, StoreError, StoredGame, Totals,
+    Committed, GameResult, GameRow, Location, PairRecord, PairTally, RunId, RunOutcome, RunSpec,
+    RunState, Store, StoreError, StoredGame, Totals,
 };
 use futures_util::TryStreamExt;
 
@@ -179,25 +179,25 @@ pub async fn runs_pairs_and_games_round_trip(store: &Store) {
     let updated = store.run(run).await.unwrap().updated_at;
     assert!(updated >= found.created_at);
 
-    store.finish_run(run, "H1").await.unwrap();
+    store.finish_run(run, RunOutcome::H1).await.unwrap();
     let finished = store.run(run).await.unwrap();
     assert_eq!(
         finished.state,
         RunState::Finished {
-            verdict: "H1".into()
+            verdict: RunOutcome::H1
         }
     );
     // A finished run is closed: no new pair, no second verdict; a retry is still recognised.
     assert!(matches!(
         store.commit_pair(&pair(run, 60)).await,
-        Err(StoreError::RunFinished { verdict, .. }) if verdict == "H1"
+        Err(StoreError::RunFinished { verdict, .. }) if verdict == RunOutcome::H1
     ));
     assert_eq!(
         store.commit_pair(&pair(run, 7)).await.unwrap(),
         Committed::AlreadyPresent
     );
     assert!(matches!(
-        store.finish_run(run, "H0").await,
+        store.finish_run(run, RunOutcome::H0).await,
         Err(StoreError::RunFinished { .. })
     ));
     assert_eq!(store.totals(run).await.unwrap(), expected_totals(order));
@@ -328,7 +328,7 @@ pub async fn bad_commits_write_nothing(store: &Store) {
         Err(StoreError::UnknownRun { .. })
     ));
     assert!(matches!(
-        store.finish_run(unknown, "H1").await,
+        store.finish_run(unknown, RunOutcome::H1).await,
         Err(StoreError::UnknownRun { .. })
     ));
 
