@@ -98,7 +98,7 @@ impl Engine {
         history: &[Position],
         limits: &Limits,
         stop: &AtomicBool,
-        on_info: &mut dyn FnMut(&SearchInfo),
+        on_info: &mut dyn FnMut(&SearchInfo<'_>),
     ) -> SearchResult {
         let start = limits.started_at.unwrap_or_else(Instant::now);
         let Some(root) = history.last() else {
@@ -135,7 +135,7 @@ impl Engine {
         game: &Game,
         limits: &Limits,
         stop: &AtomicBool,
-        on_info: &mut dyn FnMut(&SearchInfo),
+        on_info: &mut dyn FnMut(&SearchInfo<'_>),
     ) -> SearchResult {
         let history: Vec<Position> = game
             .plies()

@@ -49,6 +49,9 @@
 //! bounds they share (`MAX_PLY`, mate scores) live in a leaf module that imports none of them,
 //! re-exported from [`search`].
 
+// A library speaks through its caller (events, writers, errors); the terminal is the binary's.
+#![warn(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod bench;
 mod engine;
 pub mod evaluate;

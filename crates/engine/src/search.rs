@@ -207,7 +207,10 @@ pub struct Searcher<'a> {
 }
 
 impl<'a> Searcher<'a> {
-    #[allow(clippy::too_many_arguments)]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "each of the engine's tables is borrowed on its own, so the borrows stay disjoint"
+    )]
     pub(crate) fn new(
         eval: &'a Evaluator,
         lmr: &'a LmrTable,
@@ -251,7 +254,7 @@ impl<'a> Searcher<'a> {
         &mut self,
         history: &[Position],
         limits: &Limits,
-        on_info: &mut dyn FnMut(&SearchInfo),
+        on_info: &mut dyn FnMut(&SearchInfo<'_>),
     ) -> SearchResult {
         let root = *history.last().expect("a position to search");
         let start = history.len().saturating_sub(KEY_HISTORY);

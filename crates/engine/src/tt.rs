@@ -83,7 +83,7 @@ impl PackedMove {
     }
 }
 
-const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
+const ENTRY_BYTES: usize = size_of::<Entry>();
 // No padding: an all-zero `Entry` is made of initialised integers only (see `zeroed_entries`).
 const _: () = assert!(ENTRY_BYTES == 4 + 2 + 2 + 2 + 1 + 1);
 
@@ -159,7 +159,10 @@ impl TranspositionTable {
         })
     }
 
-    #[allow(clippy::too_many_arguments)]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one argument per field of the entry, as engines' TT stores take them"
+    )]
     pub fn store(
         &mut self,
         key: u64,
@@ -197,7 +200,7 @@ impl TranspositionTable {
             key: check,
             mv: mv.0,
             score: score_to_tt(score, ply) as i16,
-            eval: eval.clamp(i16::MIN as i32, i16::MAX as i32) as i16,
+            eval: eval.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16,
             depth: depth.clamp(0, 255) as u8,
             flags: bound_bits | generation << 2,
         };
@@ -246,6 +249,10 @@ fn largest_that_fits<T>(
 
 /// `len` empty entries, or `None` if the allocator refuses (instead of aborting, as
 /// `vec![Entry::default(); len]` would, after writing every entry and so touching every page).
+#[expect(
+    unsafe_code,
+    reason = "zeroed memory the allocator may refuse; safe Rust writes every entry, or aborts"
+)]
 fn zeroed_entries(len: usize) -> Option<Vec<Entry>> {
     let layout = std::alloc::Layout::array::<Entry>(len).ok()?;
     if len == 0 {

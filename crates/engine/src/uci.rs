@@ -210,7 +210,7 @@ fn search_thread(params: Params, inbox: Receiver<Job>, pending: &AtomicUsize, ou
 }
 
 /// `info depth ... pv ...` for a completed iteration.
-pub fn info_line(info: &SearchInfo) -> String {
+pub fn info_line(info: &SearchInfo<'_>) -> String {
     let mut line = format!(
         "info depth {} seldepth {} score {} nodes {} nps {} time {} hashfull {}",
         info.depth,

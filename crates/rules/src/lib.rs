@@ -10,6 +10,9 @@
 //! from the legal move generator ([`Position::legal_moves`]) or from parsing UCI and SAN
 //! against a position. [`Game`] adds history and answers how a game ends under a [`RuleSet`].
 
+// A library speaks through its caller (events, writers, errors); the terminal is the binary's.
+#![warn(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod attacks;
 mod bitboard;
 mod board;

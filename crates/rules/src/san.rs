@@ -134,7 +134,7 @@ impl San {
         match *self {
             San::Null => Err(illegal()),
             San::Castle(side) => pos
-                .legal_moves_from(crate::CastlingSide::king_from(pos.turn()))
+                .legal_moves_from(CastlingSide::king_from(pos.turn()))
                 .into_iter()
                 .find(|mv| mv.castling_side() == Some(side))
                 .ok_or_else(illegal),

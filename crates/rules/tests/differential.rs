@@ -300,9 +300,9 @@ fn random_playouts_agree_with_shakmaty() {
             }
 
             tally.positions += 1;
-            tally.checks += pos.is_check() as u64;
-            tally.checkmates += pos.is_checkmate() as u64;
-            tally.stalemates += pos.is_stalemate() as u64;
+            tally.checks += u64::from(pos.is_check());
+            tally.checkmates += u64::from(pos.is_checkmate());
+            tally.stalemates += u64::from(pos.is_stalemate());
             tally.en_passants += ours.iter().filter(|(_, m)| m.is_en_passant()).count() as u64;
             tally.promotions += ours.iter().filter(|(_, m)| m.promotion.is_some()).count() as u64;
             tally.castles += ours.iter().filter(|(_, m)| m.is_castle()).count() as u64;

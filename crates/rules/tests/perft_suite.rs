@@ -184,7 +184,7 @@ fn published_perft_suite() {
                 failures.push(format!(
                     "{where_}\n  perft depth {depth}: expected {expected}, actual {actual} \
                      (difference {diff:+})\n  divide {depth}:\n{divide}",
-                    diff = actual as i128 - expected as i128,
+                    diff = i128::from(actual) - i128::from(expected),
                     divide = divide_report(pos, depth),
                 ));
                 break;

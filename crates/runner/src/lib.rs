@@ -10,6 +10,9 @@
 //! [`openings`] loads books and picks pair `k`'s opening from the seed; [`game`] plays one
 //! game. Faults of engines are ordinary outcomes at every layer, never errors that stop a run.
 
+// A library speaks through its caller (events, writers, errors); the terminal is the binary's.
+#![warn(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod adjudication;
 pub mod builtin;
 pub mod config;

@@ -53,6 +53,9 @@
 //! - The SPRT-aware estimate keeps the sample's variance for every candidate Elo, as fishtest
 //!   does since PR #2581; before it the estimate could be non-monotonic for large Elo.
 
+// A library speaks through its caller (events, writers, errors); the terminal is the binary's.
+#![warn(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod bayeselo;
 mod brownian;
 mod calculator;

@@ -146,6 +146,9 @@
 //! and one written by a newer arbiter is [`StoreError::NewerSchema`]. Batches and leases for
 //! distributed mode will come as new tables in a later migration; `pairs` keeps its key.
 
+// A library speaks through its caller (events, writers, errors); the terminal is the binary's.
+#![warn(clippy::print_stdout, clippy::print_stderr)]
+
 mod error;
 mod location;
 mod migrations;

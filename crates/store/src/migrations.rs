@@ -27,7 +27,10 @@ pub(crate) const SQLITE: &[Source] = &[
 ];
 
 /// PostgreSQL migrations, oldest first: the same versions as [`SQLITE`].
-#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+#[cfg_attr(
+    not(feature = "postgres"),
+    allow(dead_code, reason = "used by the PostgreSQL backend only")
+)]
 pub(crate) const POSTGRES: &[Source] = &[
     (
         1,

@@ -85,13 +85,13 @@ impl RunOutcome {
     }
 }
 
-impl std::fmt::Display for RunOutcome {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl fmt::Display for RunOutcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
 }
 
-impl std::str::FromStr for RunOutcome {
+impl FromStr for RunOutcome {
     type Err = String;
 
     /// Reads what [`RunOutcome::as_str`] wrote.

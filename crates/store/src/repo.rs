@@ -76,7 +76,10 @@ where
     }
 
     /// The pool that writes (the one pool, on PostgreSQL).
-    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+    #[cfg_attr(
+        not(feature = "postgres"),
+        allow(dead_code, reason = "used by the PostgreSQL backend only")
+    )]
     pub(crate) fn writer(&self) -> &Pool<DB> {
         &self.writer
     }

@@ -90,7 +90,7 @@ pub(crate) async fn open(path: &Path, create: bool) -> Result<(Repo<Sqlite>, Pat
             .await;
         match attempt {
             Err(cause) if is_busy(&cause) && std::time::Instant::now() < deadline => {
-                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                tokio::time::sleep(Duration::from_millis(20)).await;
             }
             other => break other.map_err(classify)?,
         }

@@ -88,7 +88,7 @@ const KILLED_HOLDER_TEST: &str = "a_killed_holder_frees_the_run_at_once";
 
 #[tokio::test]
 async fn a_killed_holder_frees_the_run_at_once() {
-    common::hold_lock_if_asked().await;
+    hold_lock_if_asked().await;
     let (dir, store) = fresh().await;
     let run = store.create_run(&spec("killed", 10)).await.unwrap();
     let location = dir.path().join("arbiter.db").display().to_string();

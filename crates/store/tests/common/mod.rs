@@ -3,7 +3,7 @@
 //! Pair k's results, PGN and times are a pure function of k, so a test (or the parent of a killed
 //! child process) can recompute what any committed pair must look like.
 
-#![allow(dead_code)] // each test binary uses its own subset
+#![allow(dead_code, reason = "each test binary uses its own subset")]
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};

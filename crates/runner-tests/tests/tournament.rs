@@ -206,7 +206,7 @@ async fn strict_mode_stops_at_the_first_engine_fault() {
     spec.recover = false;
     spec.players[1] = PlayerSpec {
         name: "crasher".into(),
-        kind: PlayerKind::Uci(arbiter_runner::process::ProcessSpec {
+        kind: PlayerKind::Uci(ProcessSpec {
             cmd: env!("CARGO_BIN_EXE_arbiter-fixture-engine").into(),
             args: vec!["crash=5".into()],
             ..Default::default()
