@@ -13,13 +13,18 @@
 #   PAIRS/5 for 5)
 #   SWEEP="10 100 2000" picks the node limits of 1 (default 10 100 500 2000);
 #   ONLY_SWEEP=1 stops after 1; ONLY_CPU=1 runs 5 alone.
-#   STOCKFISH=/path/to/stockfish (default: stockfish on the PATH, then /usr/games/stockfish).
+#   STOCKFISH=/path/to/stockfish (default: stockfish on the PATH, then /usr/games/stockfish);
+#   ARBITER=/path/to/arbiter measures another build and builds nothing (target/release/staunton
+#   must exist).
 # Built with `cargo build --release` (lto, codegen-units=1). Needs python3 for the arithmetic.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pairs=${1:-100}
-cargo build --release -q -p arbiter -p staunton
-arbiter=$PWD/target/release/arbiter
+# ARBITER=/path/to/arbiter measures that build instead (to compare two builds on one machine).
+if [ -z "${ARBITER:-}" ]; then
+  cargo build --release -q -p arbiter -p staunton
+fi
+arbiter=${ARBITER:-$PWD/target/release/arbiter}
 staunton=$PWD/target/release/staunton
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -309,8 +309,8 @@ impl Line {
     }
 }
 
-/// How many `info string` lines the reader holds during one search; an engine that prints
-/// more is talking to itself, and the runner keeps only [`UciProcess::notes`]' first few.
+/// How many `info string` lines the reader holds during one search: an engine that prints
+/// more is talking to itself, and [`UciProcess::notes`] keeps only the first few anyway.
 const HELD_NOTES: usize = 16;
 
 /// Keeps an engine's search chatter on the reader's side. Engines print many `info` lines per
@@ -944,6 +944,7 @@ fn spawn_reader(
 /// Reads until the engine's output ends or the game side is gone. One `read` takes whatever
 /// the engine has written (often several lines of a search at once), and the lines are cut
 /// out of the buffer in place: no allocation per line, one timestamp per read.
+#[cfg(unix)]
 fn read_lines(mut source: impl std::io::Read, mut filter: InfoFilter, tx: mpsc::Sender<Line>) {
     let mut lines = LineBuffer::new();
     loop {
