@@ -100,12 +100,12 @@ PY
 }
 
 echo "== arbiter runner benchmark, $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ), load $(cut -d' ' -f1-3 /proc/loadavg)"
-# 1. The same games both ways at several node limits: the in-process path saves the protocol
-# (process wake-ups, the position command, info lines), so its lead grows as searches shrink.
 if [ -n "${ONLY_CPU:-}" ]; then
   cpu_per_move
   exit 0
 fi
+# 1. The same games both ways at several node limits: the in-process path saves the protocol
+# (process wake-ups, the position command, info lines), so its lead grows as searches shrink.
 sweep=${SWEEP:-"10 100 500 2000"}
 for nodes in $sweep; do
   # Enough games that the run, not the start-up, is measured: more pairs at small limits.
