@@ -6,25 +6,37 @@
 #      printed for each node limit of 1 and again for the last
 #   3. time losses at 1+0.01 with concurrency 2 (staunton UCI vs staunton UCI)
 #   4. peak memory with 1,000 in-process games in flight
-# Usage: scripts/bench-runner.sh [PAIRS]   (default 100 pairs at 2000 nodes, PAIRS/2 for 3)
+#   5. the runner's own CPU per engine move with engines that print a lot: Stockfish (when
+#      installed) and the staunton binary each playing itself at nodes=2000, concurrency 2, as
+#      issue 11 measured it against fastchess (224 us and 150 us then; fastchess 236 and 239)
+# Usage: scripts/bench-runner.sh [PAIRS]   (default 100 pairs at 2000 nodes, PAIRS/2 for 3,
+#   PAIRS/5 for 5)
 #   SWEEP="10 100 2000" picks the node limits of 1 (default 10 100 500 2000);
-#   ONLY_SWEEP=1 stops after 1.
+#   ONLY_SWEEP=1 stops after 1; ONLY_CPU=1 runs 5 alone.
+#   STOCKFISH=/path/to/stockfish (default: stockfish on the PATH, then /usr/games/stockfish);
+#   ARBITER=/path/to/arbiter measures another build and builds nothing (target/release/staunton
+#   must exist).
 # Built with `cargo build --release` (lto, codegen-units=1). Needs python3 for the arithmetic.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pairs=${1:-100}
-cargo build --release -q -p arbiter -p staunton
-arbiter=$PWD/target/release/arbiter
+# ARBITER=/path/to/arbiter measures that build instead (to compare two builds on one machine).
+if [ -z "${ARBITER:-}" ]; then
+  cargo build --release -q -p arbiter -p staunton
+fi
+arbiter=${ARBITER:-$PWD/target/release/arbiter}
 staunton=$PWD/target/release/staunton
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 book=$PWD/openings/quick.epd
 
-engine_lines() { # $1 = builtin|uci
+engine_lines() { # $1 = builtin | uci (the staunton binary) | the path of a UCI engine
   if [ "$1" = builtin ]; then
     printf '[[engine]]\nname = "dev"\nbuiltin = "staunton"\n[[engine]]\nname = "base"\nbuiltin = "staunton"\n'
   else
-    printf '[[engine]]\nname = "dev"\ncmd = "%s"\n[[engine]]\nname = "base"\ncmd = "%s"\n' "$staunton" "$staunton"
+    local cmd=$1
+    [ "$cmd" = uci ] && cmd=$staunton
+    printf '[[engine]]\nname = "dev"\ncmd = "%s"\n[[engine]]\nname = "base"\ncmd = "%s"\n' "$cmd" "$cmd"
   fi
 }
 
@@ -61,7 +73,37 @@ print(json.dumps({"name": name, "games": games, "moves": moves, "wall_s": round(
 PY
 }
 
+# 5. The runner's own CPU per engine move (the arbiter process's user+system time, which
+# excludes its children, the engines, divided by the moves the engines made): what reading an
+# engine's output, building its commands and refereeing costs with engines that print a dozen
+# `info` lines a move.
+cpu_per_move() {
+  local stockfish=${STOCKFISH:-$(command -v stockfish || echo /usr/games/stockfish)}
+  local n=$(( pairs / 5 > 10 ? pairs / 5 : 10 ))
+  local engines=uci
+  [ -x "$stockfish" ] && engines="$stockfish uci"
+  for engine in $engines; do
+    local name=staunton
+    [ "$engine" = uci ] || name=$(basename "$engine")
+    local result
+    result=$(run "cpu-$name" "$n" 2 'tc = "inf"
+nodes = 2000
+options = { Hash = "16" }' "$engine")
+    python3 - "$name" "$result" <<'PY'
+import json, sys
+name, r = sys.argv[1], json.loads(sys.argv[2])
+print(f"5. runner CPU per move, {name} against itself at nodes=2000, concurrency 2: "
+      f"{r['runner_cpu_us_per_move']} us ({r['runner_cpu_ms']} ms over {r['moves']} moves, {r['games']} games)")
+PY
+  done
+  [ -x "$stockfish" ] || echo "5. (no Stockfish found: set STOCKFISH=/path/to/stockfish for its row)"
+}
+
 echo "== arbiter runner benchmark, $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ), load $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ -n "${ONLY_CPU:-}" ]; then
+  cpu_per_move
+  exit 0
+fi
 # 1. The same games both ways at several node limits: the in-process path saves the protocol
 # (process wake-ups, the position command, info lines), so its lead grows as searches shrink.
 sweep=${SWEEP:-"10 100 500 2000"}
@@ -100,3 +142,4 @@ print(f"3. time losses at 1+0.01, concurrency 2, margin 0 ms: {losses['time_forf
 print(f"4. peak memory, 1000 in-process games in flight (500 pairs, 200 nodes, 64 KiB hash): {flight['peak_rss_mb']:.1f} MiB "
       f"({flight['games']} games in {flight['wall_s']} s)")
 PY
+cpu_per_move

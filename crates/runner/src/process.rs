@@ -12,6 +12,8 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::path::PathBuf;
 use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::io::AsyncWriteExt;
@@ -260,6 +262,31 @@ fn push_bounded(lines: &mut VecDeque<String>, capacity: usize, line: String) {
     lines.push_back(line);
 }
 
+/// Keeps the last `capacity` lines of a conversation as they were, each cut to what
+/// [`printable`] shows of it, and in the buffer of the line it drops: the runner keeps every
+/// command and answer but reads them only when an engine dies, so they are made printable
+/// then.
+fn keep_bounded(lines: &mut VecDeque<String>, capacity: usize, text: &str) {
+    // A character is at most 4 bytes: this keeps more than `REPORT_LINE_CHARS` characters
+    // of a longer line, so that `printable` still marks it as cut.
+    let mut end = text.len().min(4 * (REPORT_LINE_CHARS + 1));
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let mut kept = match lines.len() == capacity {
+        true => lines.pop_front().unwrap_or_default(),
+        false => String::new(),
+    };
+    kept.clear();
+    kept.push_str(&text[..end]);
+    lines.push_back(kept);
+}
+
+/// The kept lines as a report shows them.
+fn printable_lines(lines: &VecDeque<String>) -> Vec<String> {
+    lines.iter().map(|line| printable(line)).collect()
+}
+
 /// One line of engine output and when it was read.
 #[derive(Debug)]
 struct Line {
@@ -267,38 +294,127 @@ struct Line {
     at: Instant,
     /// The last scored `info` line (multipv 1) read since the previous line handed over.
     info: Option<String>,
+    /// The `info string` lines held back during the search, oldest first.
+    notes: Vec<String>,
 }
+
+impl Line {
+    fn new(text: String, at: Instant) -> Line {
+        Line {
+            text,
+            at,
+            info: None,
+            notes: Vec::new(),
+        }
+    }
+}
+
+/// How many `info string` lines the reader holds during one search: an engine that prints
+/// more is talking to itself, and [`UciProcess::notes`] keeps only the first few anyway.
+const HELD_NOTES: usize = 16;
 
 /// Keeps an engine's search chatter on the reader's side. Engines print many `info` lines per
 /// move and the game uses only the last scored one, so the reader holds them and hands that
 /// one over with the next other line (`bestmove`): one wake-up of the game per move instead of
 /// one per line, which is most of the runner's own cost per move when searches are short.
-#[derive(Default)]
+/// During a search (from `go` to `bestmove`) the engine's notes wait too: Stockfish opens every
+/// search with `info string NNUE evaluation using ...`, which would otherwise cost a second
+/// wake-up of the game each move. Outside a search (the handshake, `isready`) they go through
+/// at once, so that an engine stuck before `uciok` is reported with what it said.
+///
+/// The held lines cost nothing per line: superseded `info` lines are never parsed or
+/// allocated, the last scored one is copied into a buffer that is reused, and text becomes a
+/// `String` only when it is handed over.
 struct InfoFilter {
-    last_scored: Option<String>,
+    /// Set by the game side before it writes `go`, cleared here at `bestmove`.
+    searching: Arc<AtomicBool>,
+    last_scored: Vec<u8>,
+    has_scored: bool,
+    notes: Vec<String>,
 }
 
 impl InfoFilter {
-    /// The line to hand over for `text`, or `None` while it is held back.
-    fn pass(&mut self, text: &str, at: Instant) -> Option<Line> {
-        let line = |info| Line {
-            text: text.to_owned(),
-            at,
-            info,
-        };
-        // A note goes through at once and leaves the held line for the `bestmove` after it.
-        if text.starts_with("info string") {
-            return Some(line(None));
+    fn new(searching: Arc<AtomicBool>) -> InfoFilter {
+        InfoFilter {
+            searching,
+            last_scored: Vec::with_capacity(512),
+            has_scored: false,
+            notes: Vec::new(),
         }
-        if !text.starts_with("info") {
-            return Some(line(self.last_scored.take()));
+    }
+
+    /// The line to hand over for `bytes` (one line of output, without its newline), or `None`
+    /// while it is held back.
+    fn pass(&mut self, bytes: &[u8], at: Instant) -> Option<Line> {
+        let bytes = bytes.trim_ascii();
+        if bytes.is_empty() {
+            return None;
         }
-        let scored = text.contains(" score cp ") || text.contains(" score mate ");
-        if scored && (!text.contains(" multipv ") || uci::parse_info(text).multipv == Some(1)) {
-            self.last_scored = Some(text.to_owned());
+        if bytes.starts_with(b"info string") {
+            // A note leaves the held search line for the `bestmove` after it.
+            if !self.searching.load(Ordering::Acquire) {
+                return Some(Line::new(text_of(bytes), at));
+            }
+            if self.notes.len() < HELD_NOTES {
+                self.notes.push(text_of(bytes));
+            }
+            return None;
+        }
+        if !bytes.starts_with(b"info") {
+            if bytes.starts_with(b"bestmove") {
+                self.searching.store(false, Ordering::Release);
+            }
+            let info = std::mem::take(&mut self.has_scored).then(|| text_of(&self.last_scored));
+            return Some(Line {
+                text: text_of(bytes),
+                at,
+                info,
+                notes: std::mem::take(&mut self.notes),
+            });
+        }
+        if is_scored_first_line(bytes) {
+            self.last_scored.clear();
+            self.last_scored.extend_from_slice(bytes);
+            self.has_scored = true;
         }
         None
     }
+
+    /// What is still held when the output ends: the notes, as the lines they were, so that an
+    /// engine dying in search is reported with its last words.
+    fn finish(&mut self, at: Instant) -> impl Iterator<Item = Line> {
+        std::mem::take(&mut self.notes)
+            .into_iter()
+            .map(move |note| Line::new(note, at))
+    }
+}
+
+/// Engine output as text: invalid UTF-8 is replaced, not fatal.
+fn text_of(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Whether an `info` line carries a score (`score cp`, `score mate`) of the principal
+/// variation: no `multipv`, or `multipv 1`. One pass over the bytes, without parsing the
+/// line, which happens once per move, for the last such line only.
+fn is_scored_first_line(line: &[u8]) -> bool {
+    let mut tokens = line
+        .split(u8::is_ascii_whitespace)
+        .filter(|token| !token.is_empty());
+    let (mut scored, mut first) = (false, true);
+    while let Some(token) = tokens.next() {
+        match token {
+            b"score" => scored |= matches!(tokens.next(), Some(b"cp" | b"mate")),
+            b"multipv" => {
+                first = tokens
+                    .next()
+                    .and_then(|n| std::str::from_utf8(n).ok()?.parse::<u32>().ok())
+                    == Some(1)
+            }
+            _ => {}
+        }
+    }
+    scored && first
 }
 
 /// Lines longer than this are garbage, not protocol; they are cut and the rest skipped.
@@ -321,6 +437,9 @@ pub struct UciProcess {
     child: Option<Child>,
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<Line>,
+    /// Tells the reader that a search is on, so that it holds the engine's notes until
+    /// `bestmove` (see [`InfoFilter`]).
+    reader_searching: Arc<AtomicBool>,
     pub name: Option<String>,
     pub author: Option<String>,
     pub options: Vec<OptionDecl>,
@@ -337,10 +456,13 @@ pub struct UciProcess {
     /// the range it declares, not one of its choices, not a boolean (not sent, as cutechess
     /// and fastchess do not send them).
     pub option_warnings: Vec<String>,
-    /// The last commands written (printable), and when the last one was.
+    /// The last commands written (see [`keep_bounded`]), and when the last one was.
     sent: VecDeque<String>,
     sent_at: Instant,
-    /// Lines read since the last command (printable), for an [`ExitReport`], and how many.
+    /// The bytes of the last write, kept for the next.
+    outgoing: Vec<u8>,
+    /// Lines read since the last command (see [`keep_bounded`]), for an [`ExitReport`], and
+    /// how many.
     said: VecDeque<String>,
     said_count: usize,
     /// The thread keeping the tail of the engine's stderr, which it returns at end of file.
@@ -368,7 +490,9 @@ impl UciProcess {
         let stdout = child.stdout.take().expect("piped stdout");
         let stdin = child.stdin.take().expect("piped stdin");
         let (tx, rx) = mpsc::channel(1024);
-        spawn_reader(stdout, tx).map_err(|e| EngineFault::Spawn {
+        let reader_searching = Arc::new(AtomicBool::new(false));
+        let filter = InfoFilter::new(Arc::clone(&reader_searching));
+        spawn_reader(stdout, filter, tx).map_err(|e| EngineFault::Spawn {
             cmd: spec.cmd.display().to_string(),
             reason: e.to_string(),
         })?;
@@ -378,6 +502,7 @@ impl UciProcess {
             child: Some(child),
             stdin: Some(stdin),
             lines: rx,
+            reader_searching,
             name: None,
             author: None,
             options: Vec::new(),
@@ -388,6 +513,7 @@ impl UciProcess {
             option_warnings: Vec::new(),
             sent: VecDeque::with_capacity(REPORT_LINES),
             sent_at: Instant::now(),
+            outgoing: Vec::with_capacity(1024),
             said: VecDeque::with_capacity(REPORT_LINES),
             said_count: 0,
             stderr_tail,
@@ -452,7 +578,7 @@ impl UciProcess {
             EngineFault::Stalled { .. } => NoUciok {
                 waited,
                 lines: self.said_count,
-                said: self.said.iter().cloned().collect(),
+                said: printable_lines(&self.said),
                 ended: None,
             },
             other => return other,
@@ -524,8 +650,10 @@ impl UciProcess {
         if let Some(within) = self.timeouts.ping {
             self.ping(within).await?;
         }
+        // Before `go` is written, so that the reader holds the search's notes.
+        self.reader_searching.store(true, Ordering::Release);
         // One write for both lines: one wake-up of the engine, one system call.
-        self.send(&format!("{position}\n{}", uci::go_command(limits)))
+        self.send_lines(&[position, &uci::go_command(limits)])
             .await?;
         let started = Instant::now();
         self.searching = true;
@@ -552,9 +680,6 @@ impl UciProcess {
                     elapsed,
                 });
             }
-            if line.text.starts_with("info string ") {
-                self.note(line.text);
-            }
         }
     }
 
@@ -575,18 +700,25 @@ impl UciProcess {
         }
     }
 
-    async fn send(&mut self, text: &str) -> Result<(), EngineFault> {
-        for line in text.lines() {
-            push_bounded(&mut self.sent, REPORT_LINES, printable(line));
+    async fn send(&mut self, line: &str) -> Result<(), EngineFault> {
+        self.send_lines(&[line]).await
+    }
+
+    /// Writes the lines in one system call, from a buffer kept for the purpose.
+    async fn send_lines(&mut self, lines: &[&str]) -> Result<(), EngineFault> {
+        self.outgoing.clear();
+        for line in lines {
+            keep_bounded(&mut self.sent, REPORT_LINES, line);
+            self.outgoing.extend_from_slice(line.as_bytes());
+            self.outgoing.push(b'\n');
         }
         self.said.clear();
         self.said_count = 0;
         self.sent_at = Instant::now();
-        let mut bytes = Vec::with_capacity(text.len() + 1);
-        bytes.extend_from_slice(text.as_bytes());
-        bytes.push(b'\n');
         let written = match self.stdin.as_mut() {
-            Some(stdin) => stdin.write_all(&bytes).await.is_ok() && stdin.flush().await.is_ok(),
+            Some(stdin) => {
+                stdin.write_all(&self.outgoing).await.is_ok() && stdin.flush().await.is_ok()
+            }
             None => false,
         };
         if written {
@@ -602,9 +734,8 @@ impl UciProcess {
         expected: &'static str,
     ) -> Result<Line, EngineFault> {
         match timeout_at(deadline.into(), self.lines.recv()).await {
-            Ok(Some(line)) => {
-                push_bounded(&mut self.said, REPORT_LINES, printable(&line.text));
-                self.said_count += 1;
+            Ok(Some(mut line)) => {
+                self.heard(&mut line);
                 Ok(line)
             }
             Ok(None) => Err(self.died(format!("waiting for {expected}")).await),
@@ -629,9 +760,8 @@ impl UciProcess {
         // What it printed before dying and the runner had not read yet (its input may have
         // broken before the runner read its last lines).
         let give_up = Instant::now() + GRACE;
-        while let Ok(Some(line)) = timeout_at(give_up.into(), self.lines.recv()).await {
-            push_bounded(&mut self.said, REPORT_LINES, printable(&line.text));
-            self.said_count += 1;
+        while let Ok(Some(mut line)) = timeout_at(give_up.into(), self.lines.recv()).await {
+            self.heard(&mut line);
         }
         // Its stderr ends when it does, unless a process it started still holds it.
         let mut stderr = Vec::new();
@@ -647,10 +777,25 @@ impl UciProcess {
         EngineFault::Died(Box::new(ExitReport {
             status,
             during,
-            sent: self.sent.iter().cloned().collect(),
-            said: self.said.iter().cloned().collect(),
+            sent: printable_lines(&self.sent),
+            said: printable_lines(&self.said),
             stderr,
         }))
+    }
+
+    /// Keeps what a line from the reader says for the reports: the notes held back with it,
+    /// then the line itself.
+    fn heard(&mut self, line: &mut Line) {
+        for note in std::mem::take(&mut line.notes) {
+            keep_bounded(&mut self.said, REPORT_LINES, &note);
+            self.said_count += 1;
+            self.note(note);
+        }
+        keep_bounded(&mut self.said, REPORT_LINES, &line.text);
+        self.said_count += 1;
+        if line.text.starts_with("info string ") {
+            self.note(line.text.clone());
+        }
     }
 
     fn note(&mut self, text: String) {
@@ -753,95 +898,153 @@ fn spawn_stderr_tail(
 #[cfg(unix)]
 fn spawn_reader(
     stdout: tokio::process::ChildStdout,
+    filter: InfoFilter,
     tx: mpsc::Sender<Line>,
 ) -> std::io::Result<()> {
     let file = std::fs::File::from(stdout.into_owned_fd()?);
     std::thread::Builder::new()
         .name("engine-output".into())
         .stack_size(256 << 10)
-        .spawn(move || read_lines(std::io::BufReader::new(file), tx))?;
+        .spawn(move || read_lines(file, filter, tx))?;
     Ok(())
 }
 
 /// Elsewhere the output is read on the runtime, with the timestamp taken when the task runs.
 #[cfg(not(unix))]
 fn spawn_reader(
-    stdout: tokio::process::ChildStdout,
+    mut stdout: tokio::process::ChildStdout,
+    mut filter: InfoFilter,
     tx: mpsc::Sender<Line>,
 ) -> std::io::Result<()> {
-    use tokio::io::{AsyncBufReadExt, AsyncReadExt};
+    use tokio::io::AsyncReadExt;
     tokio::spawn(async move {
-        let mut reader = tokio::io::BufReader::new(stdout);
-        let mut buf = Vec::with_capacity(256);
-        let mut filter = InfoFilter::default();
+        let mut lines = LineBuffer::new();
         loop {
-            buf.clear();
-            match (&mut reader)
-                .take(MAX_LINE as u64)
-                .read_until(b'\n', &mut buf)
-                .await
-            {
-                Ok(0) | Err(_) => return,
-                Ok(_) => {}
-            }
+            let n = match stdout.read(lines.space()).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
             let at = Instant::now();
-            let text = String::from_utf8_lossy(&buf);
-            let text = text.trim();
-            if text.is_empty() {
-                continue;
-            }
-            if let Some(line) = filter.pass(text, at) {
+            let ready: Vec<Line> = lines.filled(n, &mut filter, at).collect();
+            for line in ready {
                 if tx.send(line).await.is_err() {
                     return;
                 }
+            }
+        }
+        for line in lines.finish(&mut filter, Instant::now()) {
+            if tx.send(line).await.is_err() {
+                return;
             }
         }
     });
     Ok(())
 }
 
-fn read_lines<R: std::io::BufRead>(mut reader: R, tx: mpsc::Sender<Line>) {
-    use std::io::{BufRead, Read};
-    let mut buf = Vec::with_capacity(256);
-    let mut filter = InfoFilter::default();
+/// Reads until the engine's output ends or the game side is gone. One `read` takes whatever
+/// the engine has written (often several lines of a search at once), and the lines are cut
+/// out of the buffer in place: no allocation per line, one timestamp per read.
+#[cfg(unix)]
+fn read_lines(mut source: impl std::io::Read, mut filter: InfoFilter, tx: mpsc::Sender<Line>) {
+    let mut lines = LineBuffer::new();
     loop {
-        buf.clear();
-        let n = match (&mut reader)
-            .take(MAX_LINE as u64)
-            .read_until(b'\n', &mut buf)
-        {
+        let n = match source.read(lines.space()) {
+            Ok(0) => break,
             Ok(n) => n,
-            Err(_) => return,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
         };
-        if n == 0 {
-            return;
-        }
         let at = Instant::now();
-        if !buf.ends_with(b"\n") && n == MAX_LINE {
-            // Skip the rest of an over-long line.
-            let mut rest = Vec::new();
-            loop {
-                rest.clear();
-                match (&mut reader)
-                    .take(MAX_LINE as u64)
-                    .read_until(b'\n', &mut rest)
-                {
-                    Ok(0) | Err(_) => return,
-                    Ok(_) if rest.ends_with(b"\n") => break,
-                    Ok(_) => {}
-                }
-            }
-        }
-        let text = String::from_utf8_lossy(&buf);
-        let text = text.trim();
-        if text.is_empty() {
-            continue;
-        }
-        if let Some(line) = filter.pass(text, at) {
+        for line in lines.filled(n, &mut filter, at) {
             if tx.blocking_send(line).is_err() {
                 return;
             }
         }
+    }
+    for line in lines.finish(&mut filter, Instant::now()) {
+        if tx.blocking_send(line).is_err() {
+            return;
+        }
+    }
+}
+
+/// An engine's output between reads: the bytes of lines not yet complete. A line longer than
+/// [`MAX_LINE`] is cut there and the rest of it skipped.
+struct LineBuffer {
+    buf: Box<[u8]>,
+    /// The unconsumed bytes are `buf[start..end]`.
+    start: usize,
+    end: usize,
+    /// Inside an over-long line whose first `MAX_LINE` bytes were passed on.
+    skipping: bool,
+    /// Lines ready to hand over from the last read (reused).
+    ready: Vec<Line>,
+}
+
+impl LineBuffer {
+    fn new() -> LineBuffer {
+        LineBuffer {
+            buf: vec![0; MAX_LINE].into_boxed_slice(),
+            start: 0,
+            end: 0,
+            skipping: false,
+            ready: Vec::new(),
+        }
+    }
+
+    /// Where the next read goes: never empty.
+    fn space(&mut self) -> &mut [u8] {
+        if self.start == self.end {
+            (self.start, self.end) = (0, 0);
+        } else if self.end == self.buf.len() && self.start > 0 {
+            self.buf.copy_within(self.start..self.end, 0);
+            (self.start, self.end) = (0, self.end - self.start);
+        }
+        &mut self.buf[self.end..]
+    }
+
+    /// Takes `n` bytes just read into [`LineBuffer::space`] at `at`, and returns the lines
+    /// that the filter hands over.
+    fn filled(
+        &mut self,
+        n: usize,
+        filter: &mut InfoFilter,
+        at: Instant,
+    ) -> std::vec::Drain<'_, Line> {
+        let searched = self.end;
+        self.end += n;
+        let mut from = searched;
+        while let Some(newline) = self.buf[from..self.end].iter().position(|&b| b == b'\n') {
+            let line_end = from + newline;
+            if std::mem::take(&mut self.skipping) {
+                // The tail of an over-long line.
+            } else if let Some(line) = filter.pass(&self.buf[self.start..line_end], at) {
+                self.ready.push(line);
+            }
+            self.start = line_end + 1;
+            from = self.start;
+        }
+        if self.start == 0 && self.end == self.buf.len() {
+            // No newline in a whole buffer: garbage, not protocol.
+            if !self.skipping {
+                if let Some(line) = filter.pass(&self.buf[..], at) {
+                    self.ready.push(line);
+                }
+            }
+            self.skipping = true;
+            (self.start, self.end) = (0, 0);
+        }
+        self.ready.drain(..)
+    }
+
+    /// At the end of the output: the last line if it had no newline, and what the filter held.
+    fn finish(&mut self, filter: &mut InfoFilter, at: Instant) -> Vec<Line> {
+        let mut lines = Vec::new();
+        if !self.skipping && self.start < self.end {
+            lines.extend(filter.pass(&self.buf[self.start..self.end], at));
+        }
+        lines.extend(filter.finish(at));
+        lines
     }
 }
 
@@ -859,42 +1062,283 @@ mod tests {
         assert!(long.ends_with("..."));
     }
 
-    /// What the game would see of `output`: each handed-over line with its attached info.
-    fn handed_over(output: &[&str]) -> Vec<(String, Option<String>)> {
-        let mut filter = InfoFilter::default();
-        output
-            .iter()
-            .filter_map(|text| filter.pass(text, Instant::now()))
-            .map(|line| (line.text, line.info))
+    #[test]
+    fn kept_lines_are_reported_as_the_lines_they_were() {
+        let lines = [
+            "position startpos moves e2e4".to_owned(),
+            format!("position startpos moves {}", "e2e4 e7e5 ".repeat(100)),
+            "\u{e9}\u{1b}".repeat(700),
+            "go nodes 2000".to_owned(),
+        ];
+        let mut kept = VecDeque::new();
+        for line in &lines {
+            keep_bounded(&mut kept, REPORT_LINES, line);
+        }
+        let expected: Vec<String> = lines[1..].iter().map(|l| printable(l)).collect();
+        assert_eq!(printable_lines(&kept), expected);
+        assert!(expected[0].ends_with("..."));
+    }
+
+    /// What the game would see of `output`, read in one piece with a search on from the
+    /// start or not: each handed-over line with its attached info and notes.
+    fn handed_over(output: &str, searching: bool) -> Vec<(String, Option<String>, Vec<String>)> {
+        handed_over_in_reads(&[output], searching)
+    }
+
+    /// The same, with the output arriving in the given reads, then ending.
+    fn handed_over_in_reads(
+        reads: &[&str],
+        searching: bool,
+    ) -> Vec<(String, Option<String>, Vec<String>)> {
+        let mut filter = InfoFilter::new(Arc::new(AtomicBool::new(searching)));
+        let mut buffer = LineBuffer::new();
+        let mut lines = Vec::new();
+        for read in reads {
+            // A read takes at most what fits.
+            let mut read = read.as_bytes();
+            while !read.is_empty() {
+                let space = buffer.space();
+                let n = read.len().min(space.len());
+                space[..n].copy_from_slice(&read[..n]);
+                read = &read[n..];
+                lines.extend(buffer.filled(n, &mut filter, Instant::now()));
+            }
+        }
+        lines.extend(buffer.finish(&mut filter, Instant::now()));
+        lines
+            .into_iter()
+            .map(|line| (line.text, line.info, line.notes))
             .collect()
+    }
+
+    fn with(
+        text: &str,
+        info: Option<&str>,
+        notes: &[&str],
+    ) -> (String, Option<String>, Vec<String>) {
+        (
+            text.to_owned(),
+            info.map(str::to_owned),
+            notes.iter().map(|&n| n.to_owned()).collect(),
+        )
     }
 
     #[test]
     fn search_info_is_held_back_and_the_last_scored_line_rides_with_bestmove() {
-        let seen = handed_over(&[
-            "info depth 1 score cp 10 pv e2e4",
-            "info string using 1 thread",
-            "info depth 2 score cp 20 multipv 1 pv e2e4",
-            "info depth 2 score cp -5 multipv 2 pv d2d4",
-            "info currmove e2e4 currmovenumber 1",
-            "info nodes 5000 nps 100000",
-            "bestmove e2e4 ponder e7e5",
-            "info depth 1 score mate 3 pv h5f7",
-            "readyok",
-        ]);
-        let with = |text: &str, info: Option<&str>| (text.to_owned(), info.map(str::to_owned));
+        let seen = handed_over(
+            "info depth 1 score cp 10 pv e2e4\n\
+             info string using 1 thread\n\
+             info depth 2 score cp 20 multipv 1 pv e2e4\n\
+             info depth 2 score cp -5 multipv 2 pv d2d4\n\
+             info currmove e2e4 currmovenumber 1\n\
+             info nodes 5000 nps 100000\n\
+             bestmove e2e4 ponder e7e5\n\
+             info depth 1 score mate 3 pv h5f7\n\
+             readyok\n",
+            false,
+        );
         assert_eq!(
             seen,
             [
-                with("info string using 1 thread", None),
+                // Outside a search a note goes through at once.
+                with("info string using 1 thread", None, &[]),
                 with(
                     "bestmove e2e4 ponder e7e5",
-                    Some("info depth 2 score cp 20 multipv 1 pv e2e4")
+                    Some("info depth 2 score cp 20 multipv 1 pv e2e4"),
+                    &[]
                 ),
                 // A scored line after `bestmove` (a stray one) never reaches the next search
                 // with a move: it goes with whatever line comes next.
-                with("readyok", Some("info depth 1 score mate 3 pv h5f7")),
+                with("readyok", Some("info depth 1 score mate 3 pv h5f7"), &[]),
             ]
         );
+    }
+
+    /// Stockfish opens each search with a note; it must not cost the game a wake-up of its
+    /// own, nor be lost.
+    #[test]
+    fn notes_of_a_search_ride_with_bestmove_and_go_through_at_once_after_it() {
+        let seen = handed_over(
+            "info string NNUE evaluation using nn-ad9b42354671.nnue enabled\n\
+             info depth 1 seldepth 1 multipv 1 score cp -35 nodes 33 pv b8c6\n\
+             info string second note\n\
+             info depth 2 seldepth 2 multipv 1 score cp -19 nodes 86 pv d7d6\n\
+             bestmove d7d6 ponder b1c3\n\
+             info string after the search\n\
+             readyok\n",
+            true,
+        );
+        assert_eq!(
+            seen,
+            [
+                with(
+                    "bestmove d7d6 ponder b1c3",
+                    Some("info depth 2 seldepth 2 multipv 1 score cp -19 nodes 86 pv d7d6"),
+                    &[
+                        "info string NNUE evaluation using nn-ad9b42354671.nnue enabled",
+                        "info string second note"
+                    ]
+                ),
+                with("info string after the search", None, &[]),
+                with("readyok", None, &[]),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_engine_that_ends_in_search_is_heard_to_its_last_note() {
+        let seen = handed_over(
+            "info string Hash: cannot take 512\ninfo depth 1 score cp 3 pv e2e4\nSegmentation",
+            true,
+        );
+        assert_eq!(
+            seen,
+            [
+                // The last line had no newline; the note held for `bestmove` comes after it.
+                with(
+                    "Segmentation",
+                    Some("info depth 1 score cp 3 pv e2e4"),
+                    &["info string Hash: cannot take 512"]
+                ),
+            ]
+        );
+        let seen = handed_over("info string Hash: cannot take 512\n", true);
+        assert_eq!(seen, [with("info string Hash: cannot take 512", None, &[])]);
+    }
+
+    #[test]
+    fn lines_are_cut_wherever_the_reads_split_them() {
+        let seen = handed_over_in_reads(
+            &[
+                "id name Sp",
+                "lit\r\nid author A\n\nuci",
+                "ok\n   \nreadyok",
+                "\n",
+            ],
+            false,
+        );
+        assert_eq!(
+            seen,
+            [
+                with("id name Split", None, &[]),
+                with("id author A", None, &[]),
+                with("uciok", None, &[]),
+                with("readyok", None, &[]),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_over_long_line_is_cut_and_the_rest_skipped() {
+        let long = "x".repeat(MAX_LINE + 1000);
+        let first = &long[..MAX_LINE - 10];
+        let rest = format!("{}\nreadyok\n", &long[MAX_LINE - 10..]);
+        let seen = handed_over_in_reads(&[first, &rest[..500], &rest[500..]], false);
+        assert_eq!(
+            seen.len(),
+            2,
+            "{:?}",
+            seen.iter().map(|l| l.0.len()).collect::<Vec<_>>()
+        );
+        assert_eq!(seen[0].0.len(), MAX_LINE);
+        assert_eq!(seen[1], with("readyok", None, &[]));
+        // Over several buffers, and cut at the end of the output.
+        let seen = handed_over_in_reads(&[&long, &long, "\nbestmove e2e4\n", &long], false);
+        let lengths: Vec<usize> = seen.iter().map(|l| l.0.len()).collect();
+        assert_eq!(lengths, [MAX_LINE, "bestmove e2e4".len(), MAX_LINE]);
+    }
+
+    #[test]
+    fn only_the_principal_variation_s_scored_lines_are_kept() {
+        assert!(is_scored_first_line(b"info depth 3 score cp 12 pv e2e4"));
+        assert!(is_scored_first_line(b"info depth 3 score mate -2 pv e2e4"));
+        assert!(is_scored_first_line(
+            b"info depth 3 multipv 1 score cp 12 lowerbound pv e2e4"
+        ));
+        assert!(!is_scored_first_line(
+            b"info depth 3 multipv 2 score cp 12 pv e2e4"
+        ));
+        assert!(!is_scored_first_line(
+            b"info depth 3 multipv 12 score cp 1 pv e2e4"
+        ));
+        assert!(!is_scored_first_line(b"info depth 3 nodes 100 pv e2e4"));
+        assert!(!is_scored_first_line(
+            b"info currmove e2e4 currmovenumber 1"
+        ));
+        assert!(is_scored_first_line(
+            b"info depth 3 score cp 12 pv \xff\xfe"
+        ));
+    }
+
+    /// A UCI engine in a few lines of shell: a real process with real pipes, answering `go`
+    /// with `on_go`.
+    #[cfg(unix)]
+    fn shell_engine(on_go: &str) -> ProcessSpec {
+        let script = format!(
+            "while read -r line; do case \"$line\" in \
+             uci) echo 'id name Shell'; echo uciok;; \
+             isready) echo readyok;; \
+             go*) {on_go};; \
+             quit) exit 0;; \
+             esac; done"
+        );
+        ProcessSpec {
+            cmd: "/bin/sh".into(),
+            args: vec!["-c".into(), script],
+            ..ProcessSpec::default()
+        }
+    }
+
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn a_search_is_answered_with_its_last_scored_line_and_its_notes_kept() {
+        let spec = shell_engine(
+            "echo 'info string NNUE evaluation enabled'; \
+             echo 'info depth 1 seldepth 1 multipv 1 score cp 5 nodes 10 pv e2e4'; \
+             echo 'info depth 2 seldepth 3 multipv 1 score cp 7 nodes 30 pv e2e4 e7e5'; \
+             echo 'info depth 2 seldepth 3 multipv 2 score cp 1 nodes 30 pv d2d4'; \
+             echo 'bestmove e2e4 ponder e7e5'",
+        );
+        let mut engine = UciProcess::start(&spec, Timeouts::default()).await.unwrap();
+        assert_eq!(engine.name.as_deref(), Some("Shell"));
+        let limits = GoLimits {
+            nodes: Some(100),
+            ..GoLimits::default()
+        };
+        for _ in 0..2 {
+            let reply = engine.go("position startpos", &limits, None).await.unwrap();
+            assert_eq!(reply.bestmove, "e2e4");
+            assert_eq!(reply.ponder.as_deref(), Some("e7e5"));
+            let info = reply.info.expect("the last scored line");
+            assert_eq!(
+                (info.score, info.depth, info.nodes, info.pv),
+                (
+                    Some(uci::Score::Cp(7)),
+                    Some(2),
+                    Some(30),
+                    vec!["e2e4".to_owned(), "e7e5".to_owned()]
+                )
+            );
+        }
+        assert_eq!(engine.notes, ["info string NNUE evaluation enabled"; 2]);
+        engine.sync().await.unwrap();
+        engine.shutdown().await;
+    }
+
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn an_engine_that_dies_in_search_is_reported_with_the_note_it_left() {
+        let spec = shell_engine("echo 'info string Hash: cannot take 512'; exit 3");
+        let mut engine = UciProcess::start(&spec, Timeouts::default()).await.unwrap();
+        let fault = engine
+            .go("position startpos", &GoLimits::default(), None)
+            .await
+            .unwrap_err();
+        let EngineFault::Died(report) = fault else {
+            panic!("{fault:?}");
+        };
+        assert_eq!(report.status.as_deref(), Some("exit status: 3"));
+        assert_eq!(report.said, ["info string Hash: cannot take 512"]);
+        assert_eq!(report.during, "waiting for bestmove");
     }
 }
