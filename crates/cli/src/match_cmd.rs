@@ -645,11 +645,7 @@ async fn report(
                 } else {
                     Color::Black
                 };
-                let half_points = match record.outcome.winner {
-                    None => 1,
-                    Some(winner) if winner == first_color => 2,
-                    Some(_) => 0,
-                };
+                let half_points = record.half_points(first_color);
                 let index = ((number - 1) % 2) as usize;
                 pending.entry(pair).or_default()[index] = Some(Pending { half_points, json });
                 games_finished += 1;

@@ -95,6 +95,15 @@ impl GameRecord {
         }
     }
 
+    /// The half points the player of `color` scored: 2 for a win, 1 for a draw, 0 for a loss.
+    pub fn half_points(&self, color: Color) -> u8 {
+        match self.outcome.winner {
+            None => 1,
+            Some(winner) if winner == color => 2,
+            Some(_) => 0,
+        }
+    }
+
     /// The name of the player of `color`.
     pub fn player(&self, color: Color) -> &str {
         match color {

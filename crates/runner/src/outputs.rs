@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::Path;
 
 use arbiter_rules::pgn::PgnReader;
-use arbiter_stats::{estimate, Pentanomial, Sample, Sprt, SprtState, SprtStatus, Trinomial};
+use arbiter_stats::{estimate, Pentanomial, Sprt, SprtState, SprtStatus, Trinomial};
 use arbiter_store::{GameResult, GameRow, RunId, Store, StoreError, Totals};
 use futures_util::StreamExt;
 
@@ -51,15 +51,7 @@ pub fn rating_lines(totals: &Totals, sprt: Option<SprtStatus>, penta: bool) -> V
     if totals.wins + totals.draws + totals.losses == 0 {
         return lines;
     }
-    let sample = if penta {
-        Sample::from(Pentanomial::from_counts(totals.pentanomial))
-    } else {
-        Sample::from(Trinomial::from_wdl(
-            totals.wins,
-            totals.draws,
-            totals.losses,
-        ))
-    };
+    let sample = crate::tournament::sample(totals, penta);
     if let Ok(elo) = estimate::elo(&sample) {
         lines.push(format!(
             "Elo difference: {:.1} +/- {:.1}, LOS: {:.1} %, DrawRatio: {:.1} %",
@@ -89,8 +81,7 @@ fn game_draw_ratio(totals: &Totals) -> f64 {
 pub fn pentanomial_line(totals: &Totals) -> String {
     let [ll, ld, dd, dw, ww] = totals.pentanomial;
     let mut line = format!("Ptnml(0-2): [{ll}, {ld}, {dd}, {dw}, {ww}]");
-    let penta = Sample::from(Pentanomial::from_counts(totals.pentanomial));
-    if let Ok(nelo) = estimate::normalized_elo(&penta) {
+    if let Ok(nelo) = estimate::normalized_elo(&crate::tournament::sample(totals, true)) {
         line.push_str(&format!(
             ", nElo: {:.1} +/- {:.1}",
             nelo.nelo, nelo.half_width
@@ -168,11 +159,7 @@ pub fn fastchess_block(
     const RULE: &str = "--------------------------------------------------";
     let pentanomial = Pentanomial::from_counts(totals.pentanomial);
     let trinomial = Trinomial::from_wdl(totals.wins, totals.draws, totals.losses);
-    let sample = if penta {
-        Sample::from(pentanomial)
-    } else {
-        Sample::from(trinomial)
-    };
+    let sample = crate::tournament::sample(totals, penta);
     let mut lines = vec![
         RULE.to_owned(),
         format!("Results of {first} vs {second} ({details}):"),

@@ -87,15 +87,7 @@ impl MatchSpec {
 
     /// The statistics' sample of `totals`: pentanomial pairs, or games when unpaired.
     pub fn sample(&self, totals: &Totals) -> Sample {
-        if self.paired {
-            Sample::from(Pentanomial::from_counts(totals.pentanomial))
-        } else {
-            Sample::from(Trinomial::from_wdl(
-                totals.wins,
-                totals.draws,
-                totals.losses,
-            ))
-        }
+        sample(totals, self.paired)
     }
 
     /// The game of `pair` with the engines seated by `order`.
@@ -107,6 +99,20 @@ impl MatchSpec {
             adjudication: self.adjudication,
             rules: self.rules,
         }
+    }
+}
+
+/// The sample statistics are computed on: the pentanomial pairs of `totals`, or (without
+/// `pentanomial`) its games as a trinomial.
+pub fn sample(totals: &Totals, pentanomial: bool) -> Sample {
+    if pentanomial {
+        Sample::from(Pentanomial::from_counts(totals.pentanomial))
+    } else {
+        Sample::from(Trinomial::from_wdl(
+            totals.wins,
+            totals.draws,
+            totals.losses,
+        ))
     }
 }
 
@@ -345,15 +351,9 @@ impl PlayedPair {
     /// The pair's result from the first engine's side.
     pub fn tally(&self) -> PairTally {
         // Half points of the first engine: it is White in game 0 and Black in game 1.
-        let half_points =
-            |written: &Written, first_is: Color| match written.finished.record.outcome.winner {
-                None => 1u8,
-                Some(winner) if winner == first_is => 2,
-                Some(_) => 0,
-            };
         let points = [
-            half_points(&self.games[0], Color::White),
-            half_points(&self.games[1], Color::Black),
+            self.games[0].finished.record.half_points(Color::White),
+            self.games[1].finished.record.half_points(Color::Black),
         ];
         let wins = points.iter().filter(|&&p| p == 2).count() as u8;
         let draws = points.iter().filter(|&&p| p == 1).count() as u8;
