@@ -3,41 +3,32 @@
 //! the result text is the tools' own (`Draw by adjudication`), the rule that fired kept for the
 //! PGN.
 
+mod common;
+
 use std::time::Duration;
 
 use arbiter_rules::{Color, Position, RuleSet, Termination};
 use arbiter_runner::adjudication::{Adjudication, DrawRule, ResignRule};
 use arbiter_runner::game::{play_game, GameRecord, GameSpec};
 use arbiter_runner::openings::Opening;
-use arbiter_runner::player::{Player, PlayerKind, PlayerSpec};
-use arbiter_runner::process::{ProcessSpec, Timeouts};
+use arbiter_runner::player::{Player, PlayerSpec};
+use arbiter_runner::process::Timeouts;
 use arbiter_runner::tc::TimeControl;
 
 fn engine(cmd: &str, args: &[&str], options: &[(&str, &str)]) -> PlayerSpec {
-    PlayerSpec {
-        name: format!("{cmd} {}", args.join(" ")),
-        kind: PlayerKind::Uci(ProcessSpec {
-            cmd: cmd.into(),
-            args: args.iter().map(|s| s.to_string()).collect(),
-            options: options
-                .iter()
-                .map(|&(name, value)| (name.to_owned(), value.to_owned()))
-                .collect(),
-            ..ProcessSpec::default()
-        }),
-        timeouts: Timeouts {
-            handshake: Duration::from_secs(5),
-            ready: Duration::from_secs(5),
-            stop_grace: Duration::from_secs(1),
-            unclocked_move: Duration::from_secs(10),
-            ping: None,
-        },
-        restart: false,
-    }
+    let timeouts = Timeouts {
+        handshake: Duration::from_secs(5),
+        ready: Duration::from_secs(5),
+        stop_grace: Duration::from_secs(1),
+        unclocked_move: Duration::from_secs(10),
+        ping: None,
+    };
+    let name = format!("{cmd} {}", args.join(" "));
+    common::uci_player(name, cmd, args, options, timeouts)
 }
 
 fn fixture(args: &[&str]) -> PlayerSpec {
-    engine(env!("CARGO_BIN_EXE_arbiter-fixture-engine"), args, &[])
+    engine(common::FIXTURE, args, &[])
 }
 
 async fn play(

@@ -3,6 +3,8 @@
 //! answers `isready` too slowly for `-ping-ms`. The engines are real processes (the
 //! `arbiter-fixture-engine` binary).
 
+mod common;
+
 use std::time::Duration;
 
 use staunton::Params;
@@ -27,20 +29,8 @@ fn timeouts() -> Timeouts {
 }
 
 fn fixture(args: &[&str], options: &[(&str, &str)]) -> PlayerSpec {
-    PlayerSpec {
-        name: format!("fixture {}", args.join(" ")),
-        kind: PlayerKind::Uci(ProcessSpec {
-            cmd: env!("CARGO_BIN_EXE_arbiter-fixture-engine").into(),
-            args: args.iter().map(|s| s.to_string()).collect(),
-            options: options
-                .iter()
-                .map(|&(name, value)| (name.to_owned(), value.to_owned()))
-                .collect(),
-            ..ProcessSpec::default()
-        }),
-        timeouts: timeouts(),
-        restart: false,
-    }
+    let name = format!("fixture {}", args.join(" "));
+    common::uci_player(name, common::FIXTURE, args, options, timeouts())
 }
 
 /// The option warnings of a started engine.

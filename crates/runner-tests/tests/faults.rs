@@ -2,6 +2,8 @@
 //! that caused it, with the right termination, and the runner carries on. The engines here are
 //! real processes (the `arbiter-fixture-engine` binary) that misbehave on purpose.
 
+mod common;
+
 use std::time::Duration;
 
 use arbiter_rules::RuleSet;
@@ -15,22 +17,15 @@ use arbiter_runner::tc::TimeControl;
 use arbiter_runner::uci::GoLimits;
 
 fn fixture(args: &[&str]) -> PlayerSpec {
-    PlayerSpec {
-        name: format!("fixture {}", args.join(" ")),
-        kind: PlayerKind::Uci(ProcessSpec {
-            cmd: env!("CARGO_BIN_EXE_arbiter-fixture-engine").into(),
-            args: args.iter().map(|s| s.to_string()).collect(),
-            ..ProcessSpec::default()
-        }),
-        timeouts: Timeouts {
-            handshake: Duration::from_millis(1500),
-            ready: Duration::from_millis(1500),
-            stop_grace: Duration::from_millis(500),
-            unclocked_move: Duration::from_millis(1500),
-            ping: None,
-        },
-        restart: false,
-    }
+    let timeouts = Timeouts {
+        handshake: Duration::from_millis(1500),
+        ready: Duration::from_millis(1500),
+        stop_grace: Duration::from_millis(500),
+        unclocked_move: Duration::from_millis(1500),
+        ping: None,
+    };
+    let name = format!("fixture {}", args.join(" "));
+    common::uci_player(name, common::FIXTURE, args, &[], timeouts)
 }
 
 async fn play(white: &[&str], black: &[&str], tc: &TimeControl) -> GameRecord {
