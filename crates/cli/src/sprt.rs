@@ -264,8 +264,7 @@ impl Report {
                     p.points(),
                     100.0 * p.points() / p.games() as f64
                 );
-                let [ll, ld, dd, dw, ww] = p.counts();
-                println!("Ptnml(0-2): [{ll}, {ld}, {dd}, {dw}, {ww}]");
+                println!("{}", arbiter_runner::outputs::ptnml(p.counts()));
             }
         }
         let (Some(sprt), Some(status)) = (self.sprt, self.status) else {

@@ -76,11 +76,17 @@ fn game_draw_ratio(totals: &Totals) -> f64 {
     .unwrap_or(0.0)
 }
 
+/// `Ptnml(0-2): [LL, LD, DD, DW, WW]`, the pentanomial counts as fastchess and fishtest print
+/// them.
+pub fn ptnml(counts: [u64; 5]) -> String {
+    let [ll, ld, dd, dw, ww] = counts;
+    format!("Ptnml(0-2): [{ll}, {ld}, {dd}, {dw}, {ww}]")
+}
+
 /// arbiter's own summary of the totals, beyond cutechess's lines: the pentanomial counts and
 /// normalized Elo (`Ptnml(0-2): [3, 10, 20, 12, 5], nElo: 12.3 +/- 20.1`).
 pub fn pentanomial_line(totals: &Totals) -> String {
-    let [ll, ld, dd, dw, ww] = totals.pentanomial;
-    let mut line = format!("Ptnml(0-2): [{ll}, {ld}, {dd}, {dw}, {ww}]");
+    let mut line = ptnml(totals.pentanomial);
     if let Ok(nelo) = estimate::normalized_elo(&crate::tournament::sample(totals, true)) {
         line.push_str(&format!(
             ", nElo: {:.1} +/- {:.1}",
@@ -202,8 +208,7 @@ pub fn fastchess_block(
         totals.wins, totals.losses, totals.draws
     ));
     if penta {
-        let [ll, ld, dd, dw, ww] = totals.pentanomial;
-        lines.push(format!("Ptnml(0-2): [{ll}, {ld}, {dd}, {dw}, {ww}]"));
+        lines.push(ptnml(totals.pentanomial));
     }
     if let Some((sprt, status)) = sprt {
         lines.push(format!(
