@@ -1,7 +1,7 @@
 //! `arbiter rate FILE.pgn...`: a rating list from the games of any PGN files, arbiter's own or
 //! other tools' (cutechess, fastchess, Ordo's and BayesElo's inputs), printed as cutechess
-//! prints a tournament's standings. The ratings are `arbiter_stats::rate`'s; this module reads
-//! the files and prints.
+//! prints a tournament's standings. The ratings are `arbiter_stats::rate`'s and the table is a
+//! tournament's ([`arbiter_runner::standings`]); this module reads the files and prints.
 //!
 //! # Why the PGN is not read by the rules crate's reader
 //! [`arbiter_rules::pgn::PgnReader`] resolves every move against the position, which is what
@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context};
+use arbiter_runner::standings::rating_table;
 use arbiter_stats::{rate, Anchor, Encounter, RatingList, StatsError, Trinomial};
 use serde_json::{json, Value};
 
@@ -91,7 +92,7 @@ pub fn run(args: &RateArgs) -> anyhow::Result<ExitCode> {
     if args.json {
         println!("{}", to_json(&list, &tally, args));
     } else {
-        print!("{}", table(&list));
+        print!("{}", rating_table(&list));
         print!("{}", footer(&list, &tally, args));
     }
     Ok(ExitCode::SUCCESS)
@@ -234,45 +235,6 @@ impl Tally {
         .collect();
         (!parts.is_empty()).then(|| format!("skipped {}", parts.join(", ")))
     }
-}
-
-/// cutechess's standings (`Tournament::results()`): `Rank` right in 4, `Name` left in 25, then
-/// right-aligned columns of 7; Elo and +/- without decimals, Score and Draws in percent with
-/// one. LOS over the next engine is added at the end.
-fn table(list: &RatingList) -> String {
-    let width = list
-        .engines
-        .iter()
-        .map(|e| e.name.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(25);
-    let mut out = format!(
-        "{:>4} {:<width$} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}\n",
-        "Rank", "Name", "Elo", "+/-", "Games", "Score", "Draws", "LOS"
-    );
-    for (rank, e) in list.engines.iter().enumerate() {
-        let percent = |x: Option<f64>| match x {
-            Some(x) => format!("{:>6.1}%", 100.0 * x),
-            None => format!("{:>7}", "-"),
-        };
-        let line = format!(
-            "{:>4} {:<width$} {:>7.0} {:>7.0} {:>7} {} {} {}",
-            rank + 1,
-            e.name,
-            e.elo.round() + 0.0, // never "-0"
-            e.half_width,
-            e.games(),
-            percent(e.score()),
-            percent(e.draw_ratio()),
-            e.los_next
-                .map(|l| format!("{:>6.1}%", 100.0 * l))
-                .unwrap_or_default(),
-        );
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
 }
 
 /// What was read, the model and the anchor, and the notes a user must not miss.

@@ -22,6 +22,7 @@ pub mod outputs;
 pub mod player;
 pub mod process;
 pub mod records;
+pub mod standings;
 pub mod tc;
 pub mod tournament;
 pub mod uci;
