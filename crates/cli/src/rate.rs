@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context};
-use arbiter_runner::standings::rating_table;
+use arbiter_runner::standings::{rating_notes, rating_table};
 use arbiter_stats::{rate, Anchor, Encounter, RatingList, StatsError, Trinomial};
 use serde_json::{json, Value};
 
@@ -260,35 +260,9 @@ fn footer(list: &RatingList, tally: &Tally, args: &RateArgs) -> String {
         "Maximum-likelihood Elo (Bradley-Terry, logistic scale, draws as half points), {anchor}; \
          +/- is the 95% interval; LOS: likelihood of superiority over the next engine\n"
     ));
-    if list.groups > 1 {
-        out.push_str(&format!(
-            "note: the engines form {} groups that never played each other; ratings compare \
-             only within a group:\n",
-            list.groups
-        ));
-        for group in 0..list.groups {
-            let members: Vec<&str> = list
-                .engines
-                .iter()
-                .filter(|e| e.group == group)
-                .map(|e| e.name.as_str())
-                .collect();
-            out.push_str(&format!("  group {}: {}\n", group + 1, members.join(", ")));
-        }
-    }
-    let separated: Vec<&str> = list
-        .engines
-        .iter()
-        .filter(|e| e.separated)
-        .map(|e| e.name.as_str())
-        .collect();
-    if !separated.is_empty() {
-        out.push_str(&format!(
-            "note: {} won every game or lost every game against part of the list: no finite \
-             rating fits that, so these ratings rest on the regularization of zero counts \
-             (0.001 of a game) and bound the truth rather than estimate it\n",
-            separated.join(", ")
-        ));
+    for note in rating_notes(list) {
+        out.push_str(&note);
+        out.push('\n');
     }
     out
 }

@@ -16,6 +16,7 @@
 
 use arbiter_stats::{
     rate, Anchor, Encounter, Pentanomial, RatedEngine, RatingList, StatsError, Trinomial,
+    REGULARIZATION_EPSILON,
 };
 use arbiter_store::Totals;
 use serde::{Deserialize, Serialize};
@@ -354,6 +355,50 @@ fn table(rows: &[StandingsRow]) -> String {
     out
 }
 
+/// What a reader of the table must not miss: groups of engines that never met (their ratings
+/// do not compare), and ratings that rest on regularized zero counts. One line each, the groups
+/// listed on lines of their own; none when the list is plain.
+pub fn standings_notes(s: &Standings) -> Vec<String> {
+    notes(&s.engines, s.groups)
+}
+
+/// [`standings_notes`] of a rating list (`arbiter rate`).
+pub fn rating_notes(list: &RatingList) -> Vec<String> {
+    notes(&rows(list), list.groups)
+}
+
+fn notes(rows: &[StandingsRow], groups: usize) -> Vec<String> {
+    let mut notes = Vec::new();
+    if groups > 1 {
+        notes.push(format!(
+            "note: the engines form {groups} groups that never played each other; ratings \
+             compare only within a group:"
+        ));
+        for group in 0..groups {
+            let members: Vec<&str> = rows
+                .iter()
+                .filter(|r| r.group == group)
+                .map(|r| r.name.as_str())
+                .collect();
+            notes.push(format!("  group {}: {}", group + 1, members.join(", ")));
+        }
+    }
+    let separated: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.separated)
+        .map(|r| r.name.as_str())
+        .collect();
+    if !separated.is_empty() {
+        notes.push(format!(
+            "note: {} won every game or lost every game against part of the list: no finite \
+             rating fits that, so these ratings rest on the regularization of zero counts \
+             ({REGULARIZATION_EPSILON} of a game) and bound the truth rather than estimate it",
+            separated.join(", ")
+        ));
+    }
+    notes
+}
+
 /// cutechess's 25 characters, or the longest name.
 fn name_width<'a>(names: impl Iterator<Item = &'a str>) -> usize {
     names.map(|n| n.chars().count()).max().unwrap_or(0).max(25)
@@ -658,6 +703,33 @@ mod tests {
             standings(&names, &[pairing(1, 1, [0, 0, 0], [0; 5])], true),
             Err(StatsError::SelfPairing { engine: 1 })
         );
+    }
+
+    /// Early in a tournament: two pairings that share no engine, one won outright. The notes say
+    /// both, as `arbiter rate` says them; a plain list has none.
+    #[test]
+    fn notes_for_groups_and_perfect_scores() {
+        let names = names(&["A", "B", "C", "D"]);
+        let pairings = [
+            pairing(0, 1, [2, 0, 0], [0, 0, 0, 0, 1]),
+            pairing(2, 3, [1, 2, 1], [0, 0, 2, 0, 0]),
+        ];
+        let s = standings(&names, &pairings, true).unwrap();
+        assert_eq!(s.groups, 2);
+        assert_eq!(
+            standings_notes(&s),
+            [
+                "note: the engines form 2 groups that never played each other; ratings compare \
+                 only within a group:",
+                "  group 1: A, B",
+                "  group 2: C, D",
+                "note: A, B won every game or lost every game against part of the list: no \
+                 finite rating fits that, so these ratings rest on the regularization of zero \
+                 counts (0.001 of a game) and bound the truth rather than estimate it",
+            ]
+        );
+        let (names, pairings) = round_robin();
+        assert!(standings_notes(&standings(&names, &pairings, true).unwrap()).is_empty());
     }
 
     #[test]
