@@ -146,7 +146,7 @@ pub struct CrossCell {
 
 impl CrossCell {
     pub fn games(&self) -> u64 {
-        self.wins + self.draws + self.losses
+        self.trinomial().games()
     }
 
     /// A win 1, a draw ½.
@@ -166,10 +166,11 @@ impl CrossCell {
         }
     }
 
+    /// Saturating, as the statistics count: [`rate`] has refused totals that large already.
     fn add(&mut self, other: CrossCell) {
-        self.wins += other.wins;
-        self.draws += other.draws;
-        self.losses += other.losses;
+        self.wins = self.wins.saturating_add(other.wins);
+        self.draws = self.draws.saturating_add(other.draws);
+        self.losses = self.losses.saturating_add(other.losses);
     }
 }
 
@@ -272,7 +273,7 @@ fn pairing_row(names: &[String], p: &PairingResult, paired: bool) -> PairingRow 
         first_name: names[p.first].clone(),
         second_name: names[p.second].clone(),
         pairs: t.pairs,
-        games: t.wins + t.draws + t.losses,
+        games: Trinomial::from_wdl(t.wins, t.draws, t.losses).games(),
         wins: t.wins,
         draws: t.draws,
         losses: t.losses,
@@ -286,14 +287,14 @@ fn crosstable(names: &[String], order: &[usize], pairings: &[PairingResult]) -> 
     let mut by_engine: Vec<Vec<Option<CrossCell>>> = vec![vec![None; n]; n];
     for p in pairings {
         let t = &p.totals;
-        if t.wins + t.draws + t.losses == 0 {
-            continue;
-        }
         let cell = CrossCell {
             wins: t.wins,
             draws: t.draws,
             losses: t.losses,
         };
+        if cell.games() == 0 {
+            continue;
+        }
         for (row, column, games) in [
             (p.first, p.second, cell),
             (p.second, p.first, cell.mirrored()),
