@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use arbiter_store::{Location, Store};
+use arbiter_store::{Location, PairKey, Store};
 use futures_util::StreamExt;
 
 const PAIRS: u64 = 80;
@@ -80,8 +80,10 @@ fn sigkill_and_resume_loses_nothing_and_counts_nothing_twice() {
             .expect("the run")
             .id;
         assert_eq!(
-            store.committed_pair_indices(run).await.unwrap(),
-            (0..PAIRS).collect::<BTreeSet<_>>()
+            store.committed_pairs(run).await.unwrap(),
+            (0..PAIRS)
+                .map(|index| PairKey { pairing: 0, index })
+                .collect::<BTreeSet<_>>()
         );
         let totals = store.totals(run).await.unwrap();
         assert_eq!(totals.pairs, PAIRS);
@@ -151,7 +153,14 @@ fn committed(dir: &Path) -> BTreeSet<u64> {
             return BTreeSet::new();
         };
         match store.find_run_by_name("resume").await.unwrap() {
-            Some(run) => store.committed_pair_indices(run.id).await.unwrap(),
+            // A match is pairing 0 of its run.
+            Some(run) => store
+                .committed_pairs(run.id)
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|key| key.index)
+                .collect(),
             None => BTreeSet::new(),
         }
     })

@@ -259,22 +259,22 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
                     let seed = config.seed.unwrap_or_else(fresh_seed);
                     // Resolve first: a configuration that cannot run never creates a run.
                     let pairs_planned = config.resolve(&base, seed)?.pairs;
-                    let spec = RunSpec {
-                        name: next_name,
+                    let spec = RunSpec::head_to_head(
+                        next_name,
                         seed,
-                        config: config.canonical(),
-                        first_engine: config
+                        config.canonical(),
+                        config
                             .engines
                             .first()
                             .map(|e| e.name.clone())
                             .unwrap_or_default(),
-                        second_engine: config
+                        config
                             .engines
                             .get(1)
                             .map(|e| e.name.clone())
                             .unwrap_or_default(),
                         pairs_planned,
-                    };
+                    );
                     let id = store.create_run(&spec).await?;
                     (config, id, seed, how)
                 }

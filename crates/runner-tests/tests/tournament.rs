@@ -15,7 +15,7 @@ use arbiter_runner::player::{PlayerKind, PlayerSpec};
 use arbiter_runner::process::{ProcessSpec, Timeouts};
 use arbiter_runner::tc::TimeControl;
 use arbiter_runner::tournament::{run_match, Event, MatchSpec, Verdict};
-use arbiter_store::{Location, RunSpec, Store};
+use arbiter_store::{Location, PairKey, RunSpec, Store};
 use tokio::sync::{mpsc, watch};
 
 fn staunton(name: &str, knight: i64) -> PlayerSpec {
@@ -66,14 +66,14 @@ async fn open_run(dir: &std::path::Path, pairs: u64) -> (Arc<Store>, arbiter_sto
         .await
         .unwrap();
     let run = store
-        .create_run(&RunSpec {
-            name: "t".into(),
-            seed: 7,
-            config: String::new(),
-            first_engine: "dev".into(),
-            second_engine: "base".into(),
-            pairs_planned: pairs,
-        })
+        .create_run(&RunSpec::head_to_head(
+            "t".into(),
+            7,
+            String::new(),
+            "dev".into(),
+            "base".into(),
+            pairs,
+        ))
         .await
         .unwrap();
     (Arc::new(store), run)
@@ -150,7 +150,7 @@ async fn interrupting_and_resuming_plays_each_pair_exactly_once() {
     }
     let summary = first.await.unwrap().unwrap();
     assert_eq!(summary.verdict, Verdict::Interrupted);
-    let kept = store.committed_pair_indices(run).await.unwrap();
+    let kept = store.committed_pairs(run).await.unwrap();
     assert!(kept.len() >= 3 && kept.len() < 8, "{kept:?}");
 
     let (tx, _rx) = mpsc::unbounded_channel();
@@ -161,8 +161,8 @@ async fn interrupting_and_resuming_plays_each_pair_exactly_once() {
     assert_eq!(summary.verdict, Verdict::Complete);
     assert_eq!(summary.totals.pairs, 8);
     assert_eq!(
-        store.committed_pair_indices(run).await.unwrap(),
-        (0..8).collect()
+        store.committed_pairs(run).await.unwrap(),
+        (0..8).map(|index| PairKey { pairing: 0, index }).collect()
     );
     let pgn = dir.path().join("out.pgn");
     assert_eq!(export_pgn(&store, run, &pgn).await.unwrap(), 16);
@@ -227,7 +227,7 @@ async fn strict_mode_stops_at_the_first_engine_fault() {
         other => panic!("expected a fault stop, got {other:?}"),
     }
     assert!(
-        store.committed_pair_indices(run).await.unwrap().len() < 10,
+        store.committed_pairs(run).await.unwrap().len() < 10,
         "the run stopped early"
     );
     assert!(

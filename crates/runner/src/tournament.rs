@@ -18,8 +18,8 @@ use arbiter_rules::uci::move_to_uci;
 use arbiter_rules::{Color, Game, RuleSet};
 use arbiter_stats::{Pentanomial, Sample, Sprt, SprtState, SprtStatus, StatsError, Trinomial};
 use arbiter_store::{
-    Committed, GameResult, GameRow, PairRecord, PairTally, RunId, RunState, Store, StoreError,
-    Totals,
+    Committed, GameResult, GameRow, PairKey, PairRecord, PairTally, RunId, RunState, Store,
+    StoreError, Totals,
 };
 use tokio::sync::{mpsc, watch};
 
@@ -235,7 +235,14 @@ pub async fn run_match(
     events: mpsc::UnboundedSender<Event>,
     mut cancel: watch::Receiver<bool>,
 ) -> Result<Summary, MatchError> {
-    let committed = store.committed_pair_indices(run).await?;
+    // A match is pairing 0 of its run.
+    let committed: BTreeSet<u64> = store
+        .committed_pairs(run)
+        .await?
+        .into_iter()
+        .filter(|key| key.pairing == 0)
+        .map(|key| key.index)
+        .collect();
     let mut totals = store.totals(run).await?;
     // A finished run is closed: report its verdict again rather than play on.
     if let RunState::Finished { verdict } = store.run(run).await?.state {
@@ -393,7 +400,10 @@ impl PlayedPair {
         };
         PairRecord {
             run,
-            pair_index: pair,
+            key: PairKey {
+                pairing: 0,
+                index: pair,
+            },
             tally: self.tally(),
             games: [row(&self.games[0]), row(&self.games[1])],
         }
@@ -976,14 +986,14 @@ mod tests {
         let location = Location::parse(&dir.path().join("runs.db").display().to_string());
         let store = Arc::new(Store::open(&location).await.unwrap());
         let run = store
-            .create_run(&RunSpec {
-                name: "both".into(),
-                seed: 1,
-                config: String::new(),
-                first_engine: "dev".into(),
-                second_engine: "base".into(),
-                pairs_planned: 4,
-            })
+            .create_run(&RunSpec::head_to_head(
+                "both".into(),
+                1,
+                String::new(),
+                "dev".into(),
+                "base".into(),
+                4,
+            ))
             .await
             .unwrap();
         let (events, _received) = mpsc::unbounded_channel();
@@ -1002,14 +1012,14 @@ mod tests {
         let location = Location::parse(&dir.path().join("runs.db").display().to_string());
         let store = Arc::new(Store::open(&location).await.unwrap());
         let run = store
-            .create_run(&RunSpec {
-                name: "dies".into(),
-                seed: 1,
-                config: String::new(),
-                first_engine: "dev".into(),
-                second_engine: "base".into(),
-                pairs_planned: 6,
-            })
+            .create_run(&RunSpec::head_to_head(
+                "dies".into(),
+                1,
+                String::new(),
+                "dev".into(),
+                "base".into(),
+                6,
+            ))
             .await
             .unwrap();
         let spec = Arc::new(MatchSpec {
@@ -1034,16 +1044,21 @@ mod tests {
         );
         assert!(text.contains("panicked: test hook"), "{text}");
         assert_eq!(store.run(run).await.unwrap().state, RunState::Running);
-        let committed = store.committed_pair_indices(run).await.unwrap();
-        assert!(!committed.contains(&3), "{committed:?}");
+        let committed = store.committed_pairs(run).await.unwrap();
+        assert!(!committed.contains(&key(3)), "{committed:?}");
 
         let summary = play(spec).await.unwrap();
         assert_eq!(summary.verdict, Verdict::Complete);
         assert_eq!(summary.totals.pairs, 6);
         assert_eq!(
-            store.committed_pair_indices(run).await.unwrap(),
-            (0..6).collect::<BTreeSet<_>>()
+            store.committed_pairs(run).await.unwrap(),
+            (0..6).map(key).collect::<BTreeSet<_>>()
         );
+    }
+
+    /// Pair `index` of a match: its run's one pairing.
+    fn key(index: u64) -> PairKey {
+        PairKey { pairing: 0, index }
     }
 
     /// Both games of every pair the store lacks, in order, and nothing planned ahead.

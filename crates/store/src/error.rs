@@ -13,7 +13,7 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::model::RunId;
+use crate::model::{PairKey, RunId};
 
 /// Everything that can go wrong in the store.
 #[derive(Debug, thiserror::Error)]
@@ -153,7 +153,8 @@ pub enum StoreError {
         verdict: crate::RunOutcome,
     },
 
-    /// A run spec the database cannot hold; nothing was written.
+    /// A run spec the database cannot hold (fewer than two engines, a name twice, a pairing of
+    /// an engine with itself or with one the run lacks, no pairing); nothing was written.
     #[error("{location}: run {name:?} is invalid: {reason}")]
     InvalidRun {
         /// The database file or URL.
@@ -165,14 +166,14 @@ pub enum StoreError {
     },
 
     /// A pair the caller built wrong; nothing was written.
-    #[error("{location}: pair {pair_index} of run {run} is invalid: {reason}")]
+    #[error("{location}: {pair} of run {run} is invalid: {reason}")]
     InvalidPair {
         /// The database file or URL.
         location: String,
         /// The run.
         run: RunId,
-        /// The pair's index.
-        pair_index: u64,
+        /// The pair's pairing and index.
+        pair: PairKey,
         /// What is wrong with it.
         reason: String,
     },

@@ -1,34 +1,38 @@
 //! The system of record of arbiter runs: every committed game pair, its games' PGN, and the
-//! run totals the statistics are computed from.
+//! totals the statistics are computed from.
 //!
-//! This crate is the "store" step of the data path in ARCHITECTURE.md. The runner creates a run,
-//! commits each finished colour-swapped pair with [`Store::commit_pair`], and recomputes Elo and
-//! the LLR from [`Store::totals`] with the statistics crate (the store only adds counts; it never
+//! This crate is the "store" step of the data path in ARCHITECTURE.md. A run has two or more
+//! engines and a list of pairings (who plays whom, for how many pairs): a match is one pairing,
+//! a round-robin of four engines has six, a gauntlet one per seed and opponent. The runner
+//! creates a run, commits each finished colour-swapped pair, keyed by (pairing, index), with
+//! [`Store::commit_pair`], and recomputes Elo and the LLR from [`Store::totals`] or
+//! [`Store::pairing_totals`] with the statistics crate (the store only adds counts; it never
 //! computes or accumulates a statistic). On `--resume` it plays exactly the pairs missing from
-//! [`Store::committed_pair_indices`]; PGN and EPD files are exports of [`Store::games`]. A laptop
-//! run keeps an embedded SQLite file; distributed runs will use PostgreSQL (cargo feature
-//! `postgres`), with the same queries.
+//! [`Store::committed_pairs`]; PGN and EPD files are exports of [`Store::games`]; reports draw
+//! a run's path from [`Store::pairs_in_commit_order`]. A laptop run keeps an embedded SQLite
+//! file; distributed runs will use PostgreSQL (cargo feature `postgres`), with the same queries.
 //!
 //! ```no_run
-//! use arbiter_store::{Location, RunSpec, Store};
+//! use arbiter_store::{Location, PairKey, RunSpec, Store};
 //! # async fn example(pair: arbiter_store::PairRecord) -> Result<(), arbiter_store::StoreError> {
 //! let store = Store::open(&Location::parse("runs.db")).await?;
-//! let spec = RunSpec {
-//!     name: "dev-vs-base-3f9a".into(),
-//!     seed: 42,
-//!     config: "[engines]\n...".into(),
-//!     first_engine: "dev".into(),
-//!     second_engine: "base".into(),
-//!     pairs_planned: 10_000,
-//! };
+//! let spec = RunSpec::head_to_head(
+//!     "dev-vs-base-3f9a".into(),
+//!     42,
+//!     "[engines]\n...".into(),
+//!     "dev".into(),
+//!     "base".into(),
+//!     10_000,
+//! );
 //! let run = match store.find_run_by_name(&spec.name).await? {
 //!     Some(run) => run.id,
 //!     None => store.create_run(&spec).await?,
 //! };
-//! let _lock = store.lock_run(run).await?;              // this process plays it, alone
-//! let done = store.committed_pair_indices(run).await?; // skip these on resume
-//! let _ = store.commit_pair(&pair).await?;             // after each finished pair
-//! let totals = store.totals(run).await?;               // -> arbiter_stats, for the LLR
+//! let _lock = store.lock_run(run).await?;       // this process plays it, alone
+//! let done = store.committed_pairs(run).await?; // skip these on resume
+//! let _ = done.contains(&PairKey { pairing: 0, index: 7 });
+//! let _ = store.commit_pair(&pair).await?;      // after each finished pair
+//! let totals = store.totals(run).await?;        // -> arbiter_stats, for the LLR
 //! # Ok(()) }
 //! ```
 //!
@@ -36,18 +40,26 @@
 //!
 //! The contracts of ARCHITECTURE.md, and why they hold:
 //!
-//! - **One transaction per pair.** [`Store::commit_pair`] inserts the pair row, inserts both
-//!   games (with PGN and JSON), and adds the pair's tally to the run's totals row, in one
-//!   transaction. A transaction is atomic whatever happens to the process: after a SIGKILL at
-//!   any instant (or a power cut) the database holds either all of it or none of it. So the
-//!   totals are always exactly the sum of the pairs present, and every counted pair has its games.
-//! - **The primary key `(run_id, pair_index)`.** The pair insert is `ON CONFLICT DO NOTHING`;
-//!   when the pair is already there, nothing else in the transaction runs, the totals are not
-//!   touched and [`Committed::AlreadyPresent`] is returned. A retry, a replay after resume, or
-//!   (later) a worker submitting a batch twice can never count a pair twice.
+//! - **One transaction per pair.** [`Store::commit_pair`] adds the pair's tally to the run's
+//!   totals row and to its pairing's row, inserts the pair row and both games (with PGN and
+//!   JSON), in one transaction. A transaction is atomic whatever happens to the process: after
+//!   a SIGKILL at any instant (or a power cut) the database holds either all of it or none of
+//!   it. So the totals (the run's and each pairing's) are always exactly the sums of the pairs
+//!   present, and every counted pair has its games.
+//! - **The primary key `(run_id, pairing, pair_index)`.** The pair insert is `ON CONFLICT DO
+//!   NOTHING`; when the pair is already there, the transaction is rolled back, the totals are
+//!   untouched and [`Committed::AlreadyPresent`] is returned. A retry, a replay after resume,
+//!   or (later) a worker submitting a batch twice can never count a pair twice. The same index
+//!   in another pairing is another pair.
+//! - **Commit order.** Each pair row holds its `sequence` in the run, the run's pair count
+//!   after it was added: 1, 2, 3 ... with no gap, since it is taken from the totals row in the
+//!   same transaction (whose row lock orders a run's commits on PostgreSQL; SQLite has one
+//!   writer). [`Store::pairs_in_commit_order`] reads them back so, and the totals after pair
+//!   `n` are exactly the sum of pairs 1 to `n`: the LLR the runner saw at each step can be
+//!   recomputed, never guessed from commit times.
 //! - **Commit before report.** `commit_pair` returns only after the commit is durable, and the
 //!   runner reports a pair as done only after that. A resumed run replays exactly the pairs
-//!   missing from [`Store::committed_pair_indices`] (which a crash may have cut short mid-game);
+//!   missing from [`Store::committed_pairs`] (which a crash may have cut short mid-game);
 //!   with the key above that makes each pair counted once in the end.
 //! - **Durability: WAL with `synchronous = FULL`.** In WAL mode a commit appends to the `-wal`
 //!   file; with FULL, SQLite fsyncs it before the commit returns. Surviving SIGKILL needs no
@@ -143,7 +155,10 @@
 //! Migrations are sqlx's (table `_sqlx_migrations`). Opening a database checks, before changing
 //! anything, that it is arbiter's or empty: a file that is not SQLite is
 //! [`StoreError::NotADatabase`], someone else's database is [`StoreError::NotArbiterDatabase`],
-//! and one written by a newer arbiter is [`StoreError::NewerSchema`]. Batches and leases for
+//! and one written by a newer arbiter is [`StoreError::NewerSchema`]. Migration 3 brought runs
+//! of N engines (`run_engines`, `run_pairings`, the pairing in the keys of `pairs` and `games`,
+//! and the commit order); a file of an older release upgrades in place when it is opened, its
+//! runs becoming one-pairing runs (see the migration's header). Batches and leases for
 //! distributed mode will come as new tables in a later migration; `pairs` keeps its key.
 
 // A library speaks through its caller (events, writers, errors); the terminal is the binary's.
@@ -166,8 +181,8 @@ use futures_util::stream::BoxStream;
 pub use error::{Result, StoreError};
 pub use location::Location;
 pub use model::{
-    Committed, GameResult, GameRow, PairRecord, PairTally, ParseGameResultError, Run, RunId,
-    RunOutcome, RunSpec, RunState, StoredGame, Totals,
+    Committed, CommittedPair, GameResult, GameRow, PairKey, PairRecord, PairTally, Pairing,
+    ParseGameResultError, Run, RunId, RunOutcome, RunSpec, RunState, StoredGame, Totals,
 };
 pub use run_lock::RunLock;
 
@@ -240,7 +255,10 @@ impl Store {
     }
 
     /// Stores a new run in state `running` with zero totals. A taken name is
-    /// [`StoreError::DuplicateRunName`]: look it up with [`Store::find_run_by_name`] first.
+    /// [`StoreError::DuplicateRunName`]: look it up with [`Store::find_run_by_name`] first. A
+    /// lineup that makes no sense (fewer than two engines, a name twice, an empty name, no
+    /// pairing, a pairing of an engine the run lacks or of an engine with itself) is
+    /// [`StoreError::InvalidRun`], naming what is wrong.
     pub async fn create_run(&self, spec: &RunSpec) -> Result<RunId> {
         with_repo!(self, repo => repo.create_run(spec).await)
     }
@@ -268,16 +286,17 @@ impl Store {
 
     /// Commits a finished pair, its two games and its tally in one transaction.
     ///
-    /// Returns [`Committed::AlreadyPresent`], having changed nothing, when the pair was committed
-    /// before. Refuses, having written nothing: an inconsistent tally or an index outside the
-    /// run's schedule ([`StoreError::InvalidPair`]), an unknown run, a finished run.
+    /// Returns [`Committed::AlreadyPresent`], having changed nothing, when the pair (the same
+    /// pairing and index) was committed before. Refuses, having written nothing: an
+    /// inconsistent tally, a pairing the run does not have or an index beyond its pairing's
+    /// plan ([`StoreError::InvalidPair`]), an unknown run, a finished run.
     pub async fn commit_pair(&self, pair: &PairRecord) -> Result<Committed> {
         with_repo!(self, repo => repo.commit_pair(pair).await)
     }
 
     /// The exclusive right to play `run` in this process, until the guard is dropped.
     ///
-    /// Take it before reading [`Store::committed_pair_indices`] to resume, and hold it until
+    /// Take it before reading [`Store::committed_pairs`] to resume, and hold it until
     /// the run is finished or abandoned: two processes playing one run would both play the
     /// missing pairs. Refused at once with [`StoreError::RunBusy`], naming the holder, while
     /// another guard of the run lives, in this process or any other on the same database (on
@@ -291,18 +310,33 @@ impl Store {
         }
     }
 
-    /// The run's totals: the sums of its committed pairs.
+    /// The run's totals: the sums of its committed pairs over all pairings (for a match, its
+    /// one pairing's, from the first engine's side).
     pub async fn totals(&self, run: RunId) -> Result<Totals> {
         with_repo!(self, repo => repo.totals(run).await)
     }
 
-    /// The indices of the run's committed pairs: what a resumed run must not play again.
-    pub async fn committed_pair_indices(&self, run: RunId) -> Result<BTreeSet<u64>> {
-        with_repo!(self, repo => repo.committed_pair_indices(run).await)
+    /// Each pairing's totals, from its first engine's side, indexed by pairing number; a
+    /// pairing without committed pairs has zero totals. Kept by the same transaction that
+    /// commits each pair, so they always add up to [`Store::totals`].
+    pub async fn pairing_totals(&self, run: RunId) -> Result<Vec<Totals>> {
+        with_repo!(self, repo => repo.pairing_totals(run).await)
     }
 
-    /// The run's games in (pair, game) order, streamed (a run may hold 100k games). An unknown
-    /// run yields no games.
+    /// The keys of the run's committed pairs: what a resumed run must not play again.
+    pub async fn committed_pairs(&self, run: RunId) -> Result<BTreeSet<PairKey>> {
+        with_repo!(self, repo => repo.committed_pairs(run).await)
+    }
+
+    /// The run's pairs as they were committed, streamed, with `sequence` 1, 2, 3 ...: the path
+    /// the statistics took, which a report draws one point per pair. An unknown run yields no
+    /// pairs.
+    pub fn pairs_in_commit_order(&self, run: RunId) -> BoxStream<'_, Result<CommittedPair>> {
+        with_repo!(self, repo => repo.pairs_in_commit_order(run))
+    }
+
+    /// The run's games in the order the runner numbered them (`game_number`, then pairing, pair
+    /// and game), streamed (a run may hold 100k games). An unknown run yields no games.
     pub fn games(&self, run: RunId) -> BoxStream<'_, Result<StoredGame>> {
         with_repo!(self, repo => repo.games(run))
     }

@@ -24,6 +24,11 @@ pub(crate) const SQLITE: &[Source] = &[
         "run outcome check",
         include_str!("../migrations/sqlite/0002_run_outcome_check.sql"),
     ),
+    (
+        3,
+        "engines and pairings",
+        include_str!("../migrations/sqlite/0003_engines_and_pairings.sql"),
+    ),
 ];
 
 /// PostgreSQL migrations, oldest first: the same versions as [`SQLITE`].
@@ -41,6 +46,11 @@ pub(crate) const POSTGRES: &[Source] = &[
         2,
         "run outcome check",
         include_str!("../migrations/postgres/0002_run_outcome_check.sql"),
+    ),
+    (
+        3,
+        "engines and pairings",
+        include_str!("../migrations/postgres/0003_engines_and_pairings.sql"),
     ),
 ];
 
@@ -126,7 +136,7 @@ mod tests {
     fn dialects_have_the_same_versions() {
         let versions = |s: &[Source]| s.iter().map(|&(v, d, _)| (v, d)).collect::<Vec<_>>();
         assert_eq!(versions(SQLITE), versions(POSTGRES));
-        assert_eq!(latest(SQLITE), 2);
+        assert_eq!(latest(SQLITE), 3);
     }
 
     /// A file written by the release before migration 2 (the schema of migration 1 only, with
@@ -189,6 +199,316 @@ mod tests {
                 .fetch_all(&pool)
                 .await
                 .unwrap();
-        assert_eq!(versions, [1, 2]);
+        assert_eq!(versions, [1, 2, 3]);
+    }
+
+    /// Rows as the release before migration 3 wrote them (schema 2): a finished match whose
+    /// pairs were committed out of index order, two of them in the same millisecond, and a
+    /// running match with pairs 4 and 1.
+    fn schema_2_rows() -> String {
+        // (run, pair index, game scores of the first engine in half points, committed at ms)
+        let pairs: [(&str, i64, [i64; 2], i64); 5] = [
+            ("old-finished", 0, [2, 1], 1_000),
+            ("old-finished", 1, [0, 0], 2_000),
+            ("old-finished", 2, [1, 1], 1_000),
+            ("old-running", 4, [2, 2], 500),
+            ("old-running", 1, [2, 0], 700),
+        ];
+        let mut sql = String::from(
+            "INSERT INTO runs (name, seed, config, first_engine, second_engine, pairs_planned, \
+             state, verdict, created_at_ms, updated_at_ms) VALUES \
+             ('old-finished', 7, 'cfg', 'dev', 'base', 3, 'finished', 'H1', 0, 2000), \
+             ('old-running', -1, 'cfg', 'sf', 'eth', 10, 'running', NULL, 0, 700);\n\
+             INSERT INTO run_totals (run_id, pairs, wins, draws, losses, penta_ll, penta_ld, \
+             penta_dd, penta_dw, penta_ww) VALUES \
+             ((SELECT id FROM runs WHERE name = 'old-finished'), 3, 1, 3, 2, 1, 0, 1, 1, 0), \
+             ((SELECT id FROM runs WHERE name = 'old-running'), 2, 3, 0, 1, 0, 0, 1, 0, 1);\n",
+        );
+        for (run, k, scores, at) in pairs {
+            let count = |score| scores.iter().filter(|&&s| s == score).count();
+            let run_id = format!("(SELECT id FROM runs WHERE name = '{run}')");
+            sql += &format!(
+                "INSERT INTO pairs (run_id, pair_index, wins, draws, losses, penta, \
+                 committed_at_ms) VALUES ({run_id}, {k}, {}, {}, {}, {}, {at});\n",
+                count(2),
+                count(1),
+                count(0),
+                scores[0] + scores[1]
+            );
+            for (g, score) in scores.into_iter().enumerate() {
+                let result = match (score, g) {
+                    (1, _) => "1/2-1/2",
+                    (2, 0) | (0, 1) => "1-0",
+                    _ => "0-1",
+                };
+                sql += &format!(
+                    "INSERT INTO games (run_id, pair_index, game_index, game_number, white, \
+                     black, result, termination, plies, opening_index, opening_fen, pgn, json, \
+                     started_at_ms, duration_ms) VALUES ({run_id}, {k}, {g}, {}, 'w', 'b', \
+                     '{result}', 'normal', 40, {k}, 'fen', 'pgn {run} {k} {g}', '{{}}', {at}, 5);\n",
+                    2 * k + g as i64 + 1
+                );
+            }
+        }
+        sql
+    }
+
+    /// A store opened on a database of [`schema_2_rows`] reads it as one-pairing runs, with
+    /// the pairs in the order they were committed, and the running run takes new pairs.
+    async fn check_the_upgrade(store: &crate::Store) {
+        use crate::{Committed, PairKey, PairTally, Pairing, RunOutcome, RunState, Totals};
+        use futures_util::TryStreamExt;
+
+        let key = |index| PairKey { pairing: 0, index };
+        let finished = store
+            .find_run_by_name("old-finished")
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(finished.spec.engines, ["dev", "base"]);
+        assert_eq!(
+            finished.spec.pairings,
+            [Pairing {
+                first: 0,
+                second: 1,
+                pairs_planned: 3
+            }]
+        );
+        assert_eq!(finished.spec.seed, 7);
+        assert_eq!(
+            finished.state,
+            RunState::Finished {
+                verdict: RunOutcome::H1
+            }
+        );
+        let totals = Totals {
+            pairs: 3,
+            wins: 1,
+            draws: 3,
+            losses: 2,
+            pentanomial: [1, 0, 1, 1, 0],
+        };
+        assert_eq!(store.totals(finished.id).await.unwrap(), totals);
+        assert_eq!(store.pairing_totals(finished.id).await.unwrap(), [totals]);
+        assert_eq!(
+            store.committed_pairs(finished.id).await.unwrap(),
+            [0, 1, 2].map(key).into()
+        );
+        let order: Vec<_> = store
+            .pairs_in_commit_order(finished.id)
+            .try_collect()
+            .await
+            .unwrap();
+        // Pairs 0 and 2 share a millisecond: the pair index breaks the tie.
+        assert_eq!(
+            order
+                .iter()
+                .map(|p| (p.key, p.sequence))
+                .collect::<Vec<_>>(),
+            [(key(0), 1), (key(2), 2), (key(1), 3)]
+        );
+        assert_eq!(
+            order[0].tally,
+            PairTally {
+                wins: 1,
+                draws: 1,
+                losses: 0,
+                penta: 3
+            }
+        );
+        let games: Vec<_> = store.games(finished.id).try_collect().await.unwrap();
+        assert_eq!(
+            games
+                .iter()
+                .map(|g| (g.pairing, g.pair_index, g.game_index, g.game.pgn.as_str()))
+                .collect::<Vec<_>>(),
+            [
+                (0, 0, 0, "pgn old-finished 0 0"),
+                (0, 0, 1, "pgn old-finished 0 1"),
+                (0, 1, 0, "pgn old-finished 1 0"),
+                (0, 1, 1, "pgn old-finished 1 1"),
+                (0, 2, 0, "pgn old-finished 2 0"),
+                (0, 2, 1, "pgn old-finished 2 1"),
+            ]
+        );
+
+        let running = store
+            .find_run_by_name("old-running")
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(running.spec.engines, ["sf", "eth"]);
+        assert_eq!(running.spec.seed, u64::MAX);
+        assert_eq!(running.pairs_planned(), 10);
+        assert_eq!(running.state, RunState::Running);
+        assert_eq!(
+            store.committed_pairs(running.id).await.unwrap(),
+            [1, 4].map(key).into()
+        );
+        // It resumes: a new pair is counted, numbered after the old ones; an old one is a replay.
+        let mut pair = crate::PairRecord {
+            run: running.id,
+            key: key(7),
+            tally: PairTally {
+                wins: 0,
+                draws: 2,
+                losses: 0,
+                penta: 2,
+            },
+            games: [games[0].game.clone(), games[1].game.clone()],
+        };
+        pair.games[0].game_number = 15;
+        pair.games[1].game_number = 16;
+        assert_eq!(store.commit_pair(&pair).await.unwrap(), Committed::Inserted);
+        pair.key = key(4);
+        assert_eq!(
+            store.commit_pair(&pair).await.unwrap(),
+            Committed::AlreadyPresent
+        );
+        let order: Vec<_> = store
+            .pairs_in_commit_order(running.id)
+            .try_collect()
+            .await
+            .unwrap();
+        assert_eq!(
+            order
+                .iter()
+                .map(|p| (p.key, p.sequence))
+                .collect::<Vec<_>>(),
+            [(key(4), 1), (key(1), 2), (key(7), 3)]
+        );
+        let totals = Totals {
+            pairs: 3,
+            wins: 3,
+            draws: 2,
+            losses: 1,
+            pentanomial: [0, 0, 2, 0, 1],
+        };
+        assert_eq!(store.totals(running.id).await.unwrap(), totals);
+        assert_eq!(store.pairing_totals(running.id).await.unwrap(), [totals]);
+        let games: Vec<_> = store.games(running.id).try_collect().await.unwrap();
+        assert_eq!(
+            games.iter().map(|g| g.game.game_number).collect::<Vec<_>>(),
+            [3, 4, 9, 10, 15, 16]
+        );
+
+        // And new runs of any size are created beside the old ones.
+        let spec = crate::RunSpec {
+            name: "new-gauntlet".into(),
+            seed: 1,
+            config: String::new(),
+            engines: ["a", "b", "c"].map(String::from).to_vec(),
+            pairings: vec![
+                Pairing {
+                    first: 0,
+                    second: 1,
+                    pairs_planned: 2,
+                },
+                Pairing {
+                    first: 0,
+                    second: 2,
+                    pairs_planned: 2,
+                },
+            ],
+        };
+        let new = store.create_run(&spec).await.unwrap();
+        assert_eq!(store.run(new).await.unwrap().spec, spec);
+    }
+
+    /// A file written by the current release (schema 2: migrations 1 and 2, a finished and a
+    /// running match with pairs and games) upgrades in place.
+    #[tokio::test]
+    async fn a_file_of_schema_2_upgrades_to_runs_of_n_engines() {
+        use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
+        use sqlx::Executor;
+
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("schema2.db");
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(
+                SqliteConnectOptions::new()
+                    .filename(&path)
+                    .create_if_missing(true)
+                    .foreign_keys(true),
+            )
+            .await
+            .unwrap();
+        migrator(&SQLITE[..2]).run(&pool).await.unwrap();
+        pool.execute(sqlx::AssertSqlSafe(schema_2_rows()))
+            .await
+            .unwrap();
+        pool.close().await;
+
+        let store = crate::Store::open(&crate::Location::parse(&path.display().to_string()))
+            .await
+            .unwrap();
+        check_the_upgrade(&store).await;
+        store.close().await;
+
+        let pool = SqlitePoolOptions::new()
+            .connect_with(SqliteConnectOptions::new().filename(&path))
+            .await
+            .unwrap();
+        let versions: Vec<i64> =
+            sqlx::query_scalar("SELECT version FROM _sqlx_migrations ORDER BY version")
+                .fetch_all(&pool)
+                .await
+                .unwrap();
+        assert_eq!(versions, [1, 2, 3]);
+        // The rebuilt tables keep their references: the file passes SQLite's own check.
+        let broken: Vec<String> =
+            sqlx::query_scalar("SELECT \"table\" FROM pragma_foreign_key_check")
+                .fetch_all(&pool)
+                .await
+                .unwrap();
+        assert!(broken.is_empty(), "{broken:?}");
+        let old_columns: (String, String, i64) = sqlx::query_as(
+            "SELECT first_engine, second_engine, pairs_planned FROM runs WHERE name = 'new-gauntlet'",
+        )
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+        assert_eq!(old_columns, ("a".into(), "b".into(), 4));
+    }
+
+    /// The same upgrade on PostgreSQL, in a schema of its own in the test database (see
+    /// tests/postgres.rs for the server).
+    #[cfg(feature = "postgres")]
+    #[tokio::test]
+    async fn a_postgres_database_of_schema_2_upgrades_to_runs_of_n_engines() {
+        use sqlx::Executor;
+
+        let base = std::env::var("ARBITER_TEST_PG_URL")
+            .unwrap_or_else(|_| "postgres://arbiter:arbiter@localhost/arbiter_test".to_owned());
+        let admin = sqlx::PgPool::connect(&base).await.expect("connect");
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        let schema = format!("upgrade_{}_{nanos}", std::process::id());
+        admin
+            .execute(sqlx::AssertSqlSafe(format!("CREATE SCHEMA {schema}")))
+            .await
+            .unwrap();
+        let separator = if base.contains('?') { '&' } else { '?' };
+        let url = format!("{base}{separator}options=-c%20search_path%3D{schema}");
+
+        let pool = sqlx::PgPool::connect(&url).await.unwrap();
+        migrator(&POSTGRES[..2]).run(&pool).await.unwrap();
+        pool.execute(sqlx::AssertSqlSafe(schema_2_rows()))
+            .await
+            .unwrap();
+        pool.close().await;
+        let store = crate::Store::open(&crate::Location::parse(&url))
+            .await
+            .unwrap();
+        check_the_upgrade(&store).await;
+        store.close().await;
+
+        admin
+            .execute(sqlx::AssertSqlSafe(format!("DROP SCHEMA {schema} CASCADE")))
+            .await
+            .unwrap();
     }
 }

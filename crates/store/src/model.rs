@@ -27,21 +27,138 @@ impl fmt::Display for RunId {
 }
 
 /// What a run is started from: everything needed to rebuild it on `--resume`.
+///
+/// A run has two or more engines and a list of pairings; pair k of pairing p is scheduled by
+/// the runner from (seed, p, k). A match is one pairing of two engines
+/// ([`RunSpec::head_to_head`]); a round-robin of four engines has six pairings; a gauntlet has
+/// one per seed and opponent.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RunSpec {
     /// The run key: unique in a database. The runner derives it from the config, so rerunning the
     /// same command finds the same run with [`Store::find_run_by_name`](crate::Store::find_run_by_name).
     pub name: String,
-    /// The run seed; pair k's opening and colours are a pure function of (seed, k).
+    /// The run seed; pair k's opening and colours are a pure function of (seed, pairing, k).
     pub seed: u64,
     /// The config the run was started with (TOML or JSON), stored verbatim.
     pub config: String,
-    /// The first player. Totals are counted from its point of view.
-    pub first_engine: String,
-    /// The second player.
-    pub second_engine: String,
-    /// How many pairs the schedule holds; pair indices run from 0 to `pairs_planned - 1`.
+    /// The engines' names in the run's order: at least two, distinct. Pairings, standings and
+    /// crosstables refer to an engine by its place in this list.
+    pub engines: Vec<String>,
+    /// Who plays whom: at least one. A pairing's place in this list is its number in
+    /// [`PairKey::pairing`] and in [`Store::pairing_totals`](crate::Store::pairing_totals).
+    pub pairings: Vec<Pairing>,
+}
+
+impl RunSpec {
+    /// A match: one pairing of two engines, `first` under test (the totals are its side).
+    pub fn head_to_head(
+        name: String,
+        seed: u64,
+        config: String,
+        first: String,
+        second: String,
+        pairs_planned: u64,
+    ) -> RunSpec {
+        RunSpec {
+            name,
+            seed,
+            config,
+            engines: vec![first, second],
+            pairings: vec![Pairing {
+                first: 0,
+                second: 1,
+                pairs_planned,
+            }],
+        }
+    }
+
+    /// The pairs of all pairings: what "complete" means for the whole run.
+    pub fn pairs_planned(&self) -> u64 {
+        self.pairings
+            .iter()
+            .fold(0, |sum, p| sum.saturating_add(p.pairs_planned))
+    }
+
+    /// Why the store cannot hold this run, if it cannot: the lineup must make sense before a
+    /// single pair is keyed to it.
+    pub(crate) fn inconsistency(&self) -> Option<String> {
+        if self.engines.len() < 2 {
+            return Some(format!(
+                "a run needs at least two engines, this one has {}",
+                self.engines.len()
+            ));
+        }
+        for (i, name) in self.engines.iter().enumerate() {
+            if name.is_empty() {
+                return Some(format!("engine {i} has an empty name"));
+            }
+            if let Some(j) = self.engines[..i].iter().position(|other| other == name) {
+                return Some(format!("engines {j} and {i} are both named {name:?}"));
+            }
+        }
+        if self.pairings.is_empty() {
+            return Some("a run needs at least one pairing, this one has none".to_owned());
+        }
+        if u32::try_from(self.pairings.len()).is_err() {
+            return Some(format!("{} pairings exceed 2^32", self.pairings.len()));
+        }
+        let engines = self.engines.len();
+        for (p, pairing) in self.pairings.iter().enumerate() {
+            for index in [pairing.first, pairing.second] {
+                if index >= engines {
+                    return Some(format!(
+                        "pairing {p} refers to engine {index}, but the run has engines 0 to {}",
+                        engines - 1
+                    ));
+                }
+            }
+            if pairing.first == pairing.second {
+                return Some(format!(
+                    "pairing {p} has engine {} ({:?}) play itself",
+                    pairing.first, self.engines[pairing.first]
+                ));
+            }
+        }
+        let total = self
+            .pairings
+            .iter()
+            .try_fold(0u64, |sum, p| sum.checked_add(p.pairs_planned))
+            .filter(|&total| i64::try_from(total).is_ok());
+        if total.is_none() {
+            return Some("the planned pairs of all pairings exceed 2^63 - 1".to_owned());
+        }
+        None
+    }
+}
+
+/// Who plays whom in a run, and for how many pairs. Totals of the pairing are counted from
+/// `first`'s side, as a match's are from the engine under test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Pairing {
+    /// The engine whose side the totals take: an index into [`RunSpec::engines`].
+    pub first: usize,
+    /// Its opponent: an index into [`RunSpec::engines`].
+    pub second: usize,
+    /// How many pairs the schedule holds for it; pair indices run from 0 to `pairs_planned - 1`.
     pub pairs_planned: u64,
+}
+
+/// Where a pair sits in a run's schedule: the store's exactly-once key within the run.
+///
+/// Ordered by pairing, then index: the order of
+/// [`Store::committed_pairs`](crate::Store::committed_pairs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PairKey {
+    /// The pairing: an index into [`RunSpec::pairings`].
+    pub pairing: u32,
+    /// The pair within its pairing, from 0.
+    pub index: u64,
+}
+
+impl fmt::Display for PairKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "pair {} of pairing {}", self.index, self.pairing)
+    }
 }
 
 /// How a run ended: the verdict the store keeps, the records print and the exit code follows.
@@ -120,7 +237,7 @@ pub enum RunState {
 pub struct Run {
     /// The database id.
     pub id: RunId,
-    /// What the run was created from.
+    /// What the run was created from: its name, seed, config, engines and pairings.
     pub spec: RunSpec,
     /// Running or finished (with its verdict).
     pub state: RunState,
@@ -130,7 +247,15 @@ pub struct Run {
     pub updated_at: SystemTime,
 }
 
-/// A run's totals, from the first engine's point of view: the sums of its committed pairs.
+impl Run {
+    /// The pairs of all its pairings: a run with this many committed pairs is complete.
+    pub fn pairs_planned(&self) -> u64 {
+        self.spec.pairs_planned()
+    }
+}
+
+/// The sums of committed pairs: of one pairing, from its first engine's side, or of a whole run
+/// (every pairing's, added up; for a match, its one pairing's).
 ///
 /// The statistics crate computes Elo and the LLR from these; the store only adds counts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -276,23 +401,40 @@ pub struct GameRow {
 pub struct PairRecord {
     /// The run it belongs to.
     pub run: RunId,
-    /// The schedule's index of the pair, from 0.
-    pub pair_index: u64,
-    /// Its contribution to the run totals.
+    /// Its place in the run's schedule: pairing and index.
+    pub key: PairKey,
+    /// Its contribution to the totals, from the pairing's first engine's side.
     pub tally: PairTally,
     /// The pair's games: index 0 is played first, index 1 with colours swapped.
     pub games: [GameRow; 2],
 }
 
-/// A committed game read back, in (pair, game) order.
+/// A committed game read back, in the order the runner numbered the run's games.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredGame {
-    /// The pair it belongs to.
+    /// The pairing of its pair.
+    pub pairing: u32,
+    /// Its pair's index within the pairing.
     pub pair_index: u64,
     /// 0 or 1 within the pair.
     pub game_index: u8,
     /// The game as committed (times truncated to milliseconds).
     pub game: GameRow,
+}
+
+/// A committed pair read back in commit order, without its games: what a report needs to draw
+/// the statistics' path, one point per pair, as the run saw it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CommittedPair {
+    /// Which pair it is.
+    pub key: PairKey,
+    /// Its place in the run's commit order, from 1: after it the run's totals held `sequence`
+    /// pairs.
+    pub sequence: u64,
+    /// Its contribution, from its pairing's first engine's side.
+    pub tally: PairTally,
+    /// When it was committed (millisecond precision).
+    pub committed_at: SystemTime,
 }
 
 /// What [`Store::commit_pair`](crate::Store::commit_pair) did.

@@ -14,6 +14,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use futures_util::stream::{BoxStream, StreamExt, TryStreamExt};
 use sqlx::error::ErrorKind;
 use sqlx::migrate::Migrate;
+use sqlx::query::Query;
 use sqlx::{
     ColumnIndex, Connection, Database, Decode, Encode, Executor, IntoArguments, Pool, Row, Type,
 };
@@ -21,8 +22,8 @@ use sqlx::{
 use crate::error::{Result, StoreError};
 use crate::migrations::{self, Source};
 use crate::model::{
-    Committed, GameResult, GameRow, PairRecord, PairTally, Run, RunId, RunOutcome, RunSpec,
-    RunState, StoredGame, Totals,
+    Committed, CommittedPair, GameResult, GameRow, PairKey, PairRecord, PairTally, Pairing, Run,
+    RunId, RunOutcome, RunSpec, RunState, StoredGame, Totals,
 };
 
 /// What differs between the SQL dialects, beyond their migrations.
@@ -39,9 +40,21 @@ pub(crate) trait Dialect: Database {
     const BEGIN_WRITE: &'static str;
 }
 
-/// The columns of a [`Run`], in the order [`Repo::decode_run`] reads them.
-const RUN_COLUMNS: &str = "SELECT id, name, seed, config, first_engine, second_engine, \
-    pairs_planned, state, verdict, created_at_ms, updated_at_ms FROM runs";
+/// The columns of a [`Run`]'s row, in the order [`Repo::decode_run`] reads them. Its engines
+/// and pairings come from their own tables ([`Repo::read_run`]).
+const RUN_COLUMNS: &str =
+    "SELECT id, name, seed, config, state, verdict, created_at_ms, updated_at_ms FROM runs";
+
+/// The counts of [`Totals`], in the order [`Repo::decode_totals`] reads them: the columns that
+/// `run_totals` and `run_pairings` share.
+const TALLY_COLUMNS: &str =
+    "pairs, wins, draws, losses, penta_ll, penta_ld, penta_dd, penta_dw, penta_ww";
+
+/// Adds one pair to the counts of [`TALLY_COLUMNS`], the same for the run's totals and its
+/// pairing's: parameters `$2` to `$9`, bound by [`with_tally`].
+const ADD_TALLY: &str = "pairs = pairs + 1, wins = wins + $2, draws = draws + $3, \
+    losses = losses + $4, penta_ll = penta_ll + $5, penta_ld = penta_ld + $6, \
+    penta_dd = penta_dd + $7, penta_dw = penta_dw + $8, penta_ww = penta_ww + $9";
 
 /// A store on one database: a pool that writes and a pool that reads (the same pool where the
 /// database allows concurrent writers).
@@ -171,16 +184,24 @@ where
         tx.commit().await.map_err(|e| self.fail(operation, e))
     }
 
-    /// Stores a new run, with zero totals, in state `running`.
+    /// Stores a new run, with zero totals, in state `running`: the run, its engines and its
+    /// pairings in one transaction.
     pub(crate) async fn create_run(&self, spec: &RunSpec) -> Result<RunId> {
-        let planned = i64::try_from(spec.pairs_planned).map_err(|_| StoreError::InvalidRun {
+        let invalid = |reason: String| StoreError::InvalidRun {
             location: self.location.to_string(),
             name: spec.name.clone(),
-            reason: format!("{} planned pairs exceed 2^63 - 1", spec.pairs_planned),
-        })?;
+            reason,
+        };
+        if let Some(reason) = spec.inconsistency() {
+            return Err(invalid(reason));
+        }
+        let planned = i64::try_from(spec.pairs_planned())
+            .map_err(|_| invalid("the planned pairs exceed 2^63 - 1".into()))?;
         let now = now_ms();
         let operation = || format!("creating run {:?}", spec.name);
         let mut tx = self.begin_write(&operation).await?;
+        // The old columns keep meaning what they meant for a two-engine run (the migration's
+        // header says why): engines 0 and 1, and the plan of all pairings.
         let id: Option<i64> = sqlx::query(
             "INSERT INTO runs (name, seed, config, first_engine, second_engine, pairs_planned, \
              state, created_at_ms, updated_at_ms) \
@@ -190,8 +211,8 @@ where
         .bind(spec.name.as_str())
         .bind(seed_to_i64(spec.seed))
         .bind(spec.config.as_str())
-        .bind(spec.first_engine.as_str())
-        .bind(spec.second_engine.as_str())
+        .bind(spec.engines[0].as_str())
+        .bind(spec.engines[1].as_str())
         .bind(planned)
         .bind(now)
         .fetch_optional(&mut *tx)
@@ -217,6 +238,31 @@ where
             .execute(&mut *tx)
             .await
             .map_err(|e| self.fail(operation(), e))?;
+        for (index, name) in (0_i64..).zip(&spec.engines) {
+            sqlx::query("INSERT INTO run_engines (run_id, engine_index, name) VALUES ($1, $2, $3)")
+                .bind(id)
+                .bind(index)
+                .bind(name.as_str())
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| self.fail(operation(), e))?;
+        }
+        for (number, pairing) in (0_i64..).zip(&spec.pairings) {
+            // `inconsistency` has bounded every value by the engine count or the total plan.
+            let as_i64 = |value: u64| i64::try_from(value).unwrap_or(i64::MAX);
+            sqlx::query(
+                "INSERT INTO run_pairings (run_id, pairing, first_engine, second_engine, \
+                 pairs_planned) VALUES ($1, $2, $3, $4, $5)",
+            )
+            .bind(id)
+            .bind(number)
+            .bind(as_i64(pairing.first as u64))
+            .bind(as_i64(pairing.second as u64))
+            .bind(as_i64(pairing.pairs_planned))
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| self.fail(operation(), e))?;
+        }
         tx.commit().await.map_err(|e| self.fail(operation(), e))?;
         Ok(RunId::new(id))
     }
@@ -229,7 +275,10 @@ where
             .fetch_optional(&self.reader)
             .await
             .map_err(|e| self.fail(operation(), e))?;
-        row.map(|row| self.decode_run(&row)).transpose()
+        match row {
+            Some(row) => Ok(Some(self.read_run(&row).await?)),
+            None => Ok(None),
+        }
     }
 
     pub(crate) async fn run(&self, run: RunId) -> Result<Run> {
@@ -240,20 +289,22 @@ where
             .await
             .map_err(|e| self.fail(format!("reading run {run}"), e))?;
         match row {
-            Some(row) => self.decode_run(&row),
+            Some(row) => self.read_run(&row).await,
             None => Err(self.unknown(run)),
         }
     }
 
     pub(crate) async fn runs(&self) -> Result<Vec<Run>> {
         let sql = format!("{RUN_COLUMNS} ORDER BY id");
-        sqlx::query(sqlx::AssertSqlSafe(sql))
+        let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
             .fetch_all(&self.reader)
             .await
-            .map_err(|e| self.fail("listing runs", e))?
-            .iter()
-            .map(|row| self.decode_run(row))
-            .collect()
+            .map_err(|e| self.fail("listing runs", e))?;
+        let mut runs = Vec::with_capacity(rows.len());
+        for row in &rows {
+            runs.push(self.read_run(row).await?);
+        }
+        Ok(runs)
     }
 
     pub(crate) async fn finish_run(&self, run: RunId, verdict: RunOutcome) -> Result<()> {
@@ -276,19 +327,20 @@ where
         tx.commit().await.map_err(|e| self.fail(operation(), e))
     }
 
-    /// The one transaction that makes a pair count: pair row, its games, the totals.
+    /// The one transaction that makes a pair count: run totals, pair row, pairing totals, games.
     pub(crate) async fn commit_pair(&self, pair: &PairRecord) -> Result<Committed> {
         let run = pair.run;
+        let key = pair.key;
         let invalid = |reason: String| StoreError::InvalidPair {
             location: self.location.to_string(),
             run,
-            pair_index: pair.pair_index,
+            pair: key,
             reason,
         };
         if let Some(reason) = pair.tally.inconsistency() {
             return Err(invalid(reason));
         }
-        let pair_index = i64::try_from(pair.pair_index)
+        let pair_index = i64::try_from(key.index)
             .map_err(|_| invalid("the index does not fit a 64-bit signed integer".into()))?;
         let games = [
             GameValues::new(&pair.games[0]),
@@ -302,29 +354,46 @@ where
                 ))
             }
         };
-        let operation = || format!("committing pair {} of run {run}", pair.pair_index);
+        let operation = || format!("committing {key} of run {run}");
         let now = now_ms();
-        let PairTally {
-            wins,
-            draws,
-            losses,
-            penta,
-        } = pair.tally;
 
         let mut tx = self.begin_write(&operation).await?;
 
-        // 1. The exactly-once key. A pair already present inserts nothing and changes nothing.
+        // 1. The run's totals, by addition only (the caller recomputes every statistic from
+        //    them). The hot row comes first: on PostgreSQL its row lock orders the run's
+        //    commits, so the count it returns is this pair's place in the commit order. A
+        //    duplicate below rolls the addition back.
+        let sequence: Option<i64> = with_tally(
+            sqlx::query(sqlx::AssertSqlSafe(format!(
+                "UPDATE run_totals SET {ADD_TALLY} WHERE run_id = $1 RETURNING pairs"
+            )))
+            .bind(run.get()),
+            pair.tally,
+        )
+        .fetch_optional(&mut *tx)
+        .await
+        .and_then(|row| row.map(|row| row.try_get(0)).transpose())
+        .map_err(|e| self.fail(operation(), e))?;
+        let Some(sequence) = sequence else {
+            drop(tx);
+            return Err(self.refusal(pair).await);
+        };
+
+        // 2. The exactly-once key. A pair already present inserts nothing and changes nothing.
+        //    A pairing the run does not have breaks the key's reference to `run_pairings`.
         let inserted = sqlx::query(
-            "INSERT INTO pairs (run_id, pair_index, wins, draws, losses, penta, committed_at_ms) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7) \
-             ON CONFLICT (run_id, pair_index) DO NOTHING RETURNING pair_index",
+            "INSERT INTO pairs (run_id, pairing, pair_index, sequence, wins, draws, losses, \
+             penta, committed_at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
+             ON CONFLICT (run_id, pairing, pair_index) DO NOTHING RETURNING pair_index",
         )
         .bind(run.get())
+        .bind(i64::from(key.pairing))
         .bind(pair_index)
-        .bind(i64::from(wins))
-        .bind(i64::from(draws))
-        .bind(i64::from(losses))
-        .bind(i64::from(penta))
+        .bind(sequence)
+        .bind(i64::from(pair.tally.wins))
+        .bind(i64::from(pair.tally.draws))
+        .bind(i64::from(pair.tally.losses))
+        .bind(i64::from(pair.tally.penta))
         .bind(now)
         .fetch_optional(&mut *tx)
         .await;
@@ -335,51 +404,56 @@ where
                 return Ok(Committed::AlreadyPresent);
             }
             Err(e) if kind(&e) == Some(ErrorKind::ForeignKeyViolation) => {
-                return Err(self.unknown(run));
+                drop(tx);
+                return Err(self.refusal(pair).await);
             }
             Err(e) => return Err(self.fail(operation(), e)),
         }
 
-        // 2. Only a running run takes pairs, and only those its schedule has. On PostgreSQL this
-        //    also locks the run's row, so a concurrent `finish_run` goes strictly before or after.
+        // 3. Only a running run takes pairs. On PostgreSQL this also locks the run's row, so a
+        //    concurrent `finish_run` goes strictly before or after.
         let open = sqlx::query(
-            "UPDATE runs SET updated_at_ms = $2 \
-             WHERE id = $1 AND state = 'running' AND pairs_planned > $3 RETURNING id",
+            "UPDATE runs SET updated_at_ms = $2 WHERE id = $1 AND state = 'running' RETURNING id",
         )
         .bind(run.get())
         .bind(now)
-        .bind(pair_index)
         .fetch_optional(&mut *tx)
         .await
         .map_err(|e| self.fail(operation(), e))?;
         if open.is_none() {
             drop(tx);
-            return Err(match self.run(run).await? {
-                Run {
-                    state: RunState::Finished { verdict },
-                    ..
-                } => StoreError::RunFinished {
-                    location: self.location.to_string(),
-                    run,
-                    verdict,
-                },
-                Run { spec, .. } => invalid(format!(
-                    "the run's schedule has {} pairs (indices 0 to {})",
-                    spec.pairs_planned,
-                    spec.pairs_planned.saturating_sub(1)
-                )),
-            });
+            return Err(self.refusal(pair).await);
         }
 
-        // 3. Both games, PGN and JSON included: a counted pair always has its games.
+        // 4. The pairing's totals, and only for a pair its schedule has.
+        let counted = with_tally(
+            sqlx::query(sqlx::AssertSqlSafe(format!(
+                "UPDATE run_pairings SET {ADD_TALLY} \
+                 WHERE run_id = $1 AND pairing = $10 AND pairs_planned > $11 RETURNING pairing"
+            )))
+            .bind(run.get()),
+            pair.tally,
+        )
+        .bind(i64::from(key.pairing))
+        .bind(pair_index)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(|e| self.fail(operation(), e))?;
+        if counted.is_none() {
+            drop(tx);
+            return Err(self.refusal(pair).await);
+        }
+
+        // 5. Both games, PGN and JSON included: a counted pair always has its games.
         let mut insert_games = sqlx::query(
-            "INSERT INTO games (run_id, pair_index, game_index, game_number, white, black, \
-             result, termination, plies, opening_index, opening_fen, pgn, json, started_at_ms, \
-             duration_ms) VALUES \
-             ($1, $2, 0, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14), \
-             ($1, $2, 1, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)",
+            "INSERT INTO games (run_id, pairing, pair_index, game_index, game_number, white, \
+             black, result, termination, plies, opening_index, opening_fen, pgn, json, \
+             started_at_ms, duration_ms) VALUES \
+             ($1, $2, $3, 0, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15), \
+             ($1, $2, $3, 1, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)",
         )
         .bind(run.get())
+        .bind(i64::from(key.pairing))
         .bind(pair_index);
         for (game, values) in pair.games.iter().zip(&games) {
             insert_games = insert_games
@@ -401,94 +475,149 @@ where
             .await
             .map_err(|e| self.fail(operation(), e))?;
 
-        // 4. The totals, by addition only: the caller recomputes every statistic from them.
-        let updated = sqlx::query(
-            "UPDATE run_totals SET pairs = pairs + 1, wins = wins + $2, draws = draws + $3, \
-             losses = losses + $4, penta_ll = penta_ll + $5, penta_ld = penta_ld + $6, \
-             penta_dd = penta_dd + $7, penta_dw = penta_dw + $8, penta_ww = penta_ww + $9 \
-             WHERE run_id = $1 RETURNING run_id",
-        )
-        .bind(run.get())
-        .bind(i64::from(wins))
-        .bind(i64::from(draws))
-        .bind(i64::from(losses))
-        .bind(i64::from(penta == 0))
-        .bind(i64::from(penta == 1))
-        .bind(i64::from(penta == 2))
-        .bind(i64::from(penta == 3))
-        .bind(i64::from(penta == 4))
-        .fetch_optional(&mut *tx)
-        .await
-        .map_err(|e| self.fail(operation(), e))?;
-        if updated.is_none() {
-            return Err(self.corrupt("run_totals", format!("run {run} has no totals row")));
-        }
-
-        // 5. All of it, or (rolled back on any error above, or lost to a crash before this
+        // 6. All of it, or (rolled back on any error above, or lost to a crash before this
         //    returns) none of it.
         tx.commit().await.map_err(|e| self.fail(operation(), e))?;
         Ok(Committed::Inserted)
     }
 
+    /// Why the store refused `pair`, read after its transaction was abandoned: the run is
+    /// unknown or finished, or the pair is not in its schedule.
+    async fn refusal(&self, pair: &PairRecord) -> StoreError {
+        let run = match self.run(pair.run).await {
+            Ok(run) => run,
+            Err(e) => return e,
+        };
+        let invalid = |reason: String| StoreError::InvalidPair {
+            location: self.location.to_string(),
+            run: run.id,
+            pair: pair.key,
+            reason,
+        };
+        let pairings = &run.spec.pairings;
+        let Some(pairing) = pairings.get(pair.key.pairing as usize) else {
+            return invalid(format!(
+                "the run has {} pairing(s) (numbers 0 to {})",
+                pairings.len(),
+                pairings.len().saturating_sub(1)
+            ));
+        };
+        if pair.key.index >= pairing.pairs_planned {
+            return invalid(format!(
+                "pairing {} has {} planned pairs (indices 0 to {})",
+                pair.key.pairing,
+                pairing.pairs_planned,
+                pairing.pairs_planned.saturating_sub(1)
+            ));
+        }
+        match run.state {
+            RunState::Finished { verdict } => StoreError::RunFinished {
+                location: self.location.to_string(),
+                run: run.id,
+                verdict,
+            },
+            RunState::Running => self.corrupt(
+                "run_totals",
+                format!("run {} is running but refused {}", run.id, pair.key),
+            ),
+        }
+    }
+
     pub(crate) async fn totals(&self, run: RunId) -> Result<Totals> {
-        let row = sqlx::query(
-            "SELECT pairs, wins, draws, losses, penta_ll, penta_ld, penta_dd, penta_dw, penta_ww \
-             FROM run_totals WHERE run_id = $1",
-        )
+        let operation = || format!("reading the totals of run {run}");
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT {TALLY_COLUMNS} FROM run_totals WHERE run_id = $1"
+        )))
         .bind(run.get())
         .fetch_optional(&self.reader)
         .await
-        .map_err(|e| self.fail(format!("reading the totals of run {run}"), e))?
+        .map_err(|e| self.fail(operation(), e))?
         .ok_or_else(|| self.unknown(run))?;
-        let count = |i: usize| -> Result<u64> {
-            let value: i64 = row
-                .try_get(i)
-                .map_err(|e| self.fail(format!("reading the totals of run {run}"), e))?;
-            self.non_negative(value, "run_totals")
-        };
-        Ok(Totals {
-            pairs: count(0)?,
-            wins: count(1)?,
-            draws: count(2)?,
-            losses: count(3)?,
-            pentanomial: [count(4)?, count(5)?, count(6)?, count(7)?, count(8)?],
-        })
+        self.decode_totals(&row, 0, "run_totals")
+            .map_err(|e| self.decoded(e, operation))
     }
 
-    pub(crate) async fn committed_pair_indices(&self, run: RunId) -> Result<BTreeSet<u64>> {
+    pub(crate) async fn pairing_totals(&self, run: RunId) -> Result<Vec<Totals>> {
+        let operation = || format!("reading the pairing totals of run {run}");
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT pairing, {TALLY_COLUMNS} FROM run_pairings WHERE run_id = $1 ORDER BY pairing"
+        )))
+        .bind(run.get())
+        .fetch_all(&self.reader)
+        .await
+        .map_err(|e| self.fail(operation(), e))?;
+        if rows.is_empty() {
+            // Every run has a pairing: none means no such run.
+            return Err(self.unknown(run));
+        }
+        let mut totals = Vec::with_capacity(rows.len());
+        for (expected, row) in (0_i64..).zip(&rows) {
+            let pairing: i64 = row.try_get(0).map_err(|e| self.fail(operation(), e))?;
+            if pairing != expected {
+                return Err(self.corrupt(
+                    "run_pairings",
+                    format!("run {run} lacks pairing {expected}"),
+                ));
+            }
+            totals.push(
+                self.decode_totals(row, 1, "run_pairings")
+                    .map_err(|e| self.decoded(e, operation))?,
+            );
+        }
+        Ok(totals)
+    }
+
+    pub(crate) async fn committed_pairs(&self, run: RunId) -> Result<BTreeSet<PairKey>> {
         // An unknown run must not look like a run with nothing committed.
         self.run(run).await?;
         let operation = || format!("reading the committed pairs of run {run}");
-        let mut rows = sqlx::query("SELECT pair_index FROM pairs WHERE run_id = $1")
+        let mut rows = sqlx::query("SELECT pairing, pair_index FROM pairs WHERE run_id = $1")
             .bind(run.get())
             .fetch(&self.reader);
-        let mut indices = BTreeSet::new();
+        let mut keys = BTreeSet::new();
         while let Some(row) = rows
             .try_next()
             .await
             .map_err(|e| self.fail(operation(), e))?
         {
-            let index: i64 = row.try_get(0).map_err(|e| self.fail(operation(), e))?;
-            indices.insert(self.non_negative(index, "pairs")?);
+            let key = self
+                .decode_key(&row, 0)
+                .map_err(|e| self.decoded(e, operation))?;
+            keys.insert(key);
         }
-        Ok(indices)
+        Ok(keys)
+    }
+
+    pub(crate) fn pairs_in_commit_order(&self, run: RunId) -> BoxStream<'_, Result<CommittedPair>> {
+        sqlx::query(
+            "SELECT pairing, pair_index, sequence, wins, draws, losses, penta, committed_at_ms \
+             FROM pairs WHERE run_id = $1 ORDER BY sequence",
+        )
+        .bind(run.get())
+        .fetch(&self.reader)
+        .map(move |row| {
+            let operation = || format!("reading the pairs of run {run}");
+            let row = row.map_err(|e| self.fail(operation(), e))?;
+            self.decode_committed_pair(&row)
+                .map_err(|e| self.decoded(e, operation))
+        })
+        .boxed()
     }
 
     pub(crate) fn games(&self, run: RunId) -> BoxStream<'_, Result<StoredGame>> {
         sqlx::query(
-            "SELECT pair_index, game_index, game_number, white, black, result, termination, \
-             plies, opening_index, opening_fen, pgn, json, started_at_ms, duration_ms \
-             FROM games WHERE run_id = $1 ORDER BY pair_index, game_index",
+            "SELECT pairing, pair_index, game_index, game_number, white, black, result, \
+             termination, plies, opening_index, opening_fen, pgn, json, started_at_ms, \
+             duration_ms FROM games WHERE run_id = $1 \
+             ORDER BY game_number, pairing, pair_index, game_index",
         )
         .bind(run.get())
         .fetch(&self.reader)
         .map(move |row| {
             let operation = || format!("reading the games of run {run}");
             let row = row.map_err(|e| self.fail(operation(), e))?;
-            self.decode_game(&row).map_err(|e| match e {
-                Decoded::Sql(e) => self.fail(operation(), e),
-                Decoded::Store(e) => e,
-            })
+            self.decode_game(&row)
+                .map_err(|e| self.decoded(e, operation))
         })
         .boxed()
     }
@@ -527,6 +656,59 @@ where
         }
     }
 
+    /// A run from its row in `runs` and its lineup from `run_engines` and `run_pairings`.
+    async fn read_run(&self, row: &DB::Row) -> Result<Run> {
+        let mut run = self.decode_run(row)?;
+        let id = run.id;
+        let operation = || format!("reading the engines and pairings of run {id}");
+        let engines = sqlx::query(
+            "SELECT engine_index, name FROM run_engines WHERE run_id = $1 ORDER BY engine_index",
+        )
+        .bind(id.get())
+        .fetch_all(&self.reader)
+        .await
+        .map_err(|e| self.fail(operation(), e))?;
+        for (expected, row) in (0_i64..).zip(&engines) {
+            let index: i64 = row.try_get(0).map_err(|e| self.fail(operation(), e))?;
+            if index != expected {
+                return Err(
+                    self.corrupt("run_engines", format!("run {id} lacks engine {expected}"))
+                );
+            }
+            run.spec
+                .engines
+                .push(row.try_get(1).map_err(|e| self.fail(operation(), e))?);
+        }
+        let pairings = sqlx::query(
+            "SELECT pairing, first_engine, second_engine, pairs_planned FROM run_pairings \
+             WHERE run_id = $1 ORDER BY pairing",
+        )
+        .bind(id.get())
+        .fetch_all(&self.reader)
+        .await
+        .map_err(|e| self.fail(operation(), e))?;
+        for (expected, row) in (0_i64..).zip(&pairings) {
+            let int =
+                |i: usize| -> Result<i64> { row.try_get(i).map_err(|e| self.fail(operation(), e)) };
+            if int(0)? != expected {
+                return Err(
+                    self.corrupt("run_pairings", format!("run {id} lacks pairing {expected}"))
+                );
+            }
+            let engine = |i: usize| -> Result<usize> {
+                usize::try_from(int(i)?)
+                    .map_err(|_| self.corrupt("run_pairings", format!("run {id}: engine index")))
+            };
+            run.spec.pairings.push(Pairing {
+                first: engine(1)?,
+                second: engine(2)?,
+                pairs_planned: self.non_negative(int(3)?, "run_pairings")?,
+            });
+        }
+        Ok(run)
+    }
+
+    /// The row of `runs`, with the engines and pairings still to be read.
     fn decode_run(&self, row: &DB::Row) -> Result<Run> {
         let get_i64 =
             |i: usize| -> Result<i64> { row.try_get(i).map_err(|e| self.fail("reading a run", e)) };
@@ -534,8 +716,8 @@ where
             row.try_get(i).map_err(|e| self.fail("reading a run", e))
         };
         let id = RunId::new(get_i64(0)?);
-        let verdict: Option<String> = row.try_get(8).map_err(|e| self.fail("reading a run", e))?;
-        let state = match (get_text(7)?.as_str(), verdict) {
+        let verdict: Option<String> = row.try_get(5).map_err(|e| self.fail("reading a run", e))?;
+        let state = match (get_text(4)?.as_str(), verdict) {
             ("running", None) => RunState::Running,
             ("finished", Some(text)) => RunState::Finished {
                 verdict: text.parse().map_err(|reason: String| {
@@ -555,13 +737,63 @@ where
                 name: get_text(1)?,
                 seed: seed_from_i64(get_i64(2)?),
                 config: get_text(3)?,
-                first_engine: get_text(4)?,
-                second_engine: get_text(5)?,
-                pairs_planned: self.non_negative(get_i64(6)?, "runs")?,
+                engines: Vec::new(),
+                pairings: Vec::new(),
             },
             state,
-            created_at: time_from_ms(get_i64(9)?),
-            updated_at: time_from_ms(get_i64(10)?),
+            created_at: time_from_ms(get_i64(6)?),
+            updated_at: time_from_ms(get_i64(7)?),
+        })
+    }
+
+    /// Nine counts in [`TALLY_COLUMNS`] order, from column `first`.
+    fn decode_totals(
+        &self,
+        row: &DB::Row,
+        first: usize,
+        what: &'static str,
+    ) -> Result<Totals, Decoded> {
+        let count = |i: usize| -> Result<u64, Decoded> {
+            let value: i64 = row.try_get(first + i)?;
+            Ok(self.non_negative(value, what)?)
+        };
+        Ok(Totals {
+            pairs: count(0)?,
+            wins: count(1)?,
+            draws: count(2)?,
+            losses: count(3)?,
+            pentanomial: [count(4)?, count(5)?, count(6)?, count(7)?, count(8)?],
+        })
+    }
+
+    /// A pair's key from its `pairing` and `pair_index` columns, `first` and the next.
+    fn decode_key(&self, row: &DB::Row, first: usize) -> Result<PairKey, Decoded> {
+        let pairing: i64 = row.try_get(first)?;
+        let index: i64 = row.try_get(first + 1)?;
+        Ok(PairKey {
+            pairing: u32::try_from(pairing)
+                .map_err(|_| self.corrupt("pairs", format!("pairing number {pairing}")))?,
+            index: self.non_negative(index, "pairs")?,
+        })
+    }
+
+    fn decode_committed_pair(&self, row: &DB::Row) -> Result<CommittedPair, Decoded> {
+        let small = |i: usize| -> Result<u8, Decoded> {
+            let value: i64 = row.try_get(i)?;
+            Ok(u8::try_from(value)
+                .map_err(|_| self.corrupt("pairs", format!("a tally count of {value}")))?)
+        };
+        let sequence: i64 = row.try_get(2)?;
+        Ok(CommittedPair {
+            key: self.decode_key(row, 0)?,
+            sequence: self.non_negative(sequence, "pairs")?,
+            tally: PairTally {
+                wins: small(3)?,
+                draws: small(4)?,
+                losses: small(5)?,
+                penta: small(6)?,
+            },
+            committed_at: time_from_ms(row.try_get(7)?),
         })
     }
 
@@ -569,32 +801,42 @@ where
         let int = |i: usize| -> Result<i64, Decoded> { Ok(row.try_get(i)?) };
         let count = |i: usize| -> Result<u64, Decoded> { Ok(self.non_negative(int(i)?, "games")?) };
         let text = |i: usize| -> Result<String, Decoded> { Ok(row.try_get(i)?) };
-        let result = text(5)?;
+        let key = self.decode_key(row, 0)?;
+        let result = text(6)?;
         let result: GameResult = result
             .parse()
             .map_err(|e| self.corrupt("games", format!("{e}")))?;
-        let game_index = u8::try_from(int(1)?)
+        let game_index = u8::try_from(int(2)?)
             .map_err(|_| self.corrupt("games", "a game index is not 0 or 1".into()))?;
-        let plies = u32::try_from(int(7)?)
+        let plies = u32::try_from(int(8)?)
             .map_err(|_| self.corrupt("games", "a ply count is out of range".into()))?;
         Ok(StoredGame {
-            pair_index: count(0)?,
+            pairing: key.pairing,
+            pair_index: key.index,
             game_index,
             game: GameRow {
-                game_number: count(2)?,
-                white: text(3)?,
-                black: text(4)?,
+                game_number: count(3)?,
+                white: text(4)?,
+                black: text(5)?,
                 result,
-                termination: text(6)?,
+                termination: text(7)?,
                 plies,
-                opening_index: count(8)?,
-                opening_fen: text(9)?,
-                pgn: text(10)?,
-                json: text(11)?,
-                started_at: time_from_ms(int(12)?),
-                duration: Duration::from_millis(count(13)?),
+                opening_index: count(9)?,
+                opening_fen: text(10)?,
+                pgn: text(11)?,
+                json: text(12)?,
+                started_at: time_from_ms(int(13)?),
+                duration: Duration::from_millis(count(14)?),
             },
         })
+    }
+
+    /// A decoding failure as the store's error, naming what was being read.
+    fn decoded(&self, error: Decoded, operation: impl Fn() -> String) -> StoreError {
+        match error {
+            Decoded::Sql(e) => self.fail(operation(), e),
+            Decoded::Store(e) => e,
+        }
     }
 
     pub(crate) fn fail(&self, operation: impl Display, cause: sqlx::Error) -> StoreError {
@@ -674,6 +916,26 @@ impl GameValues {
             duration_ms: i64::try_from(game.duration.as_millis()).unwrap_or(i64::MAX),
         })
     }
+}
+
+/// Binds a pair's tally as [`ADD_TALLY`]'s `$2` to `$9` (after `$1`, the run).
+fn with_tally<DB: Database>(
+    query: Query<'_, DB, <DB as Database>::Arguments>,
+    tally: PairTally,
+) -> Query<'_, DB, <DB as Database>::Arguments>
+where
+    i64: for<'q> Encode<'q, DB> + Type<DB>,
+{
+    let bucket = |b: u8| i64::from(tally.penta == b);
+    query
+        .bind(i64::from(tally.wins))
+        .bind(i64::from(tally.draws))
+        .bind(i64::from(tally.losses))
+        .bind(bucket(0))
+        .bind(bucket(1))
+        .bind(bucket(2))
+        .bind(bucket(3))
+        .bind(bucket(4))
 }
 
 /// The kind of a database error (constraint violations), if it is one.

@@ -198,7 +198,7 @@ fn check(db: &Path, round: u64, reported: &BTreeSet<u64>) -> usize {
             );
             return 0;
         };
-        let present = store.committed_pair_indices(run.id).await.unwrap();
+        let present = committed_indices(&store, run.id).await;
         let lost: Vec<&u64> = reported.difference(&present).collect();
         assert!(
             lost.is_empty(),
@@ -210,6 +210,18 @@ fn check(db: &Path, round: u64, reported: &BTreeSet<u64>) -> usize {
             totals,
             expected_totals(present.iter().copied()),
             "round {round}: totals vs present pairs"
+        );
+        assert_eq!(
+            store.pairing_totals(run.id).await.unwrap(),
+            [totals],
+            "round {round}: the match's one pairing holds all of it"
+        );
+        // The commit order survives kills without a gap or a repeat, and ends at the totals.
+        let order = commit_order(&store, run.id).await;
+        assert!(
+            order.iter().map(|p| p.sequence).eq(1..=totals.pairs),
+            "round {round}: the commit order is not 1..={}",
+            totals.pairs
         );
 
         // No pair twice, each with both games, and the totals row equal to the pair rows' sums.
@@ -267,7 +279,7 @@ fn child(db: &Path) {
             Some(run) => run.id,
             None => store.create_run(&spec(RUN, PLANNED)).await.unwrap(),
         };
-        let done = store.committed_pair_indices(run).await.unwrap();
+        let done = committed_indices(&store, run).await;
         // A runner unsure whether its last pairs were committed may replay them.
         for &k in done.iter().rev().take(3) {
             if store.commit_pair(&pair(run, k)).await.unwrap() != Committed::AlreadyPresent {

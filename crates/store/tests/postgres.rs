@@ -44,6 +44,24 @@ async fn bad_commits_write_nothing() {
 }
 
 #[tokio::test]
+async fn n_engine_runs_round_trip() {
+    let store = store().await;
+    common::n_engine_runs_round_trip(&store).await;
+}
+
+#[tokio::test]
+async fn pairs_read_back_in_commit_order() {
+    let store = store().await;
+    common::pairs_read_back_in_commit_order(&store).await;
+}
+
+#[tokio::test]
+async fn bad_lineups_and_keys_are_refused() {
+    let store = store().await;
+    common::bad_lineups_and_keys_are_refused(&store).await;
+}
+
+#[tokio::test]
 async fn run_names_are_unique() {
     common::run_names_are_unique(&store().await).await;
 }
@@ -142,7 +160,15 @@ fn concurrent_first_opens_of_an_empty_schema_all_succeed() {
             assert!(failures.is_empty(), "round {round}: {failures:#?}");
             assert_eq!(
                 tables,
-                ["_sqlx_migrations", "games", "pairs", "run_totals", "runs"],
+                [
+                    "_sqlx_migrations",
+                    "games",
+                    "pairs",
+                    "run_engines",
+                    "run_pairings",
+                    "run_totals",
+                    "runs"
+                ],
                 "round {round}: the schema in {schema}"
             );
         });

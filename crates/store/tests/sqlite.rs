@@ -57,6 +57,24 @@ async fn bad_commits_write_nothing() {
 }
 
 #[tokio::test]
+async fn n_engine_runs_round_trip() {
+    let (_dir, store) = fresh().await;
+    common::n_engine_runs_round_trip(&store).await;
+}
+
+#[tokio::test]
+async fn pairs_read_back_in_commit_order() {
+    let (_dir, store) = fresh().await;
+    common::pairs_read_back_in_commit_order(&store).await;
+}
+
+#[tokio::test]
+async fn bad_lineups_and_keys_are_refused() {
+    let (_dir, store) = fresh().await;
+    common::bad_lineups_and_keys_are_refused(&store).await;
+}
+
+#[tokio::test]
 async fn run_names_are_unique() {
     let (_dir, store) = fresh().await;
     common::run_names_are_unique(&store).await;
@@ -135,7 +153,7 @@ async fn committed_pairs_survive_close_and_reopen() {
     drop(store); // no close: as a process that ends abruptly
     let store = Store::open_existing(&location).await.unwrap();
     assert_eq!(
-        store.committed_pair_indices(run).await.unwrap(),
+        committed_indices(&store, run).await,
         BTreeSet::from([0, 1, 2])
     );
     let _ = store.commit_pair(&pair(run, 3)).await.unwrap();
@@ -292,7 +310,7 @@ async fn a_newer_schema_is_refused() {
             error,
             StoreError::NewerSchema {
                 found: 99,
-                supported: 2,
+                supported: 3,
                 ..
             }
         ),

@@ -12,23 +12,55 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use arbiter_store::{
-    Committed, GameResult, GameRow, Location, PairRecord, PairTally, RunId, RunOutcome, RunSpec,
-    RunState, Store, StoreError, StoredGame, Totals,
+    Committed, CommittedPair, GameResult, GameRow, Location, PairKey, PairRecord, PairTally,
+    Pairing, RunId, RunOutcome, RunSpec, RunState, Store, StoreError, StoredGame, Totals,
 };
 use futures_util::TryStreamExt;
 
 pub const FIRST: &str = "dev ♞";
 pub const SECOND: &str = "base";
 
+const CONFIG: &str = "[engines.dev]\ncmd = \"./dev\"\n# ünïcode and 'quotes' survive\n";
+
+/// A match: FIRST against SECOND, one pairing.
 pub fn spec(name: &str, pairs_planned: u64) -> RunSpec {
+    RunSpec::head_to_head(
+        name.to_owned(),
+        u64::MAX - 7,
+        CONFIG.to_owned(),
+        FIRST.to_owned(),
+        SECOND.to_owned(),
+        pairs_planned,
+    )
+}
+
+/// The engines of [`round_robin`].
+pub const FOUR: [&str; 4] = ["dev ♞", "base", "sf-15", "ethereal"];
+
+/// A round-robin of four engines: six pairings, pairing p planned for 3 + p pairs.
+pub fn round_robin(name: &str) -> RunSpec {
+    let mut pairings = Vec::new();
+    for first in 0..4 {
+        for second in first + 1..4 {
+            pairings.push(Pairing {
+                first,
+                second,
+                pairs_planned: 3 + pairings.len() as u64,
+            });
+        }
+    }
     RunSpec {
         name: name.to_owned(),
-        seed: u64::MAX - 7,
-        config: "[engines.dev]\ncmd = \"./dev\"\n# ünïcode and 'quotes' survive\n".to_owned(),
-        first_engine: FIRST.to_owned(),
-        second_engine: SECOND.to_owned(),
-        pairs_planned,
+        seed: 11,
+        config: CONFIG.to_owned(),
+        engines: FOUR.map(str::to_owned).to_vec(),
+        pairings,
     }
+}
+
+/// Pair `index` of pairing 0: a match's pair.
+pub fn key(index: u64) -> PairKey {
+    PairKey { pairing: 0, index }
 }
 
 /// A well-mixed hash, so neighbouring pairs get unrelated results.
@@ -37,6 +69,12 @@ fn mix(k: u64) -> u64 {
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     x ^ (x >> 31)
+}
+
+/// What decides a pair's results: its index in pairing 0 (so a match's pair k is "pair k"),
+/// and other pairings' pairs apart from those.
+fn draw(key: PairKey) -> u64 {
+    key.index ^ (u64::from(key.pairing) << 48)
 }
 
 /// The first engine's score in half points (0 loss, 1 draw, 2 win) in game `g` of pair `k`.
@@ -57,10 +95,18 @@ pub fn tally(k: u64) -> PairTally {
 
 /// Game `g` of pair `k`: the first engine has White in game 0 and Black in game 1.
 pub fn game(k: u64, g: usize, salt: &str) -> GameRow {
+    let number = k.wrapping_mul(2).wrapping_add(g as u64 + 1);
+    game_between(k, g, salt, [FIRST, SECOND], number)
+}
+
+/// Game `g` of the pair drawn as `k`, between `engines` (the pairing's first, then second),
+/// numbered `number` in the run.
+fn game_between(k: u64, g: usize, salt: &str, engines: [&str; 2], number: u64) -> GameRow {
+    let [first, second] = engines;
     let (white, black) = if g == 0 {
-        (FIRST, SECOND)
+        (first, second)
     } else {
-        (SECOND, FIRST)
+        (second, first)
     };
     let first_white = g == 0;
     let result = match (score(k, g), first_white) {
@@ -68,7 +114,6 @@ pub fn game(k: u64, g: usize, salt: &str) -> GameRow {
         (2, true) | (0, false) => GameResult::WhiteWins,
         _ => GameResult::BlackWins,
     };
-    let number = k.wrapping_mul(2).wrapping_add(g as u64 + 1);
     GameRow {
         game_number: number,
         white: white.to_owned(),
@@ -97,10 +142,81 @@ pub fn game(k: u64, g: usize, salt: &str) -> GameRow {
 pub fn pair(run: RunId, k: u64) -> PairRecord {
     PairRecord {
         run,
-        pair_index: k,
+        key: key(k),
         tally: tally(k),
         games: [game(k, 0, ""), game(k, 1, "")],
     }
+}
+
+/// The game number the runner would give game `g` of `key` in a six-pairing round-robin that
+/// plays the pairings' pair 0 first, then their pair 1 ...: not the order of the keys.
+fn round_robin_game_number(key: PairKey, g: usize) -> u64 {
+    2 * (6 * key.index + u64::from(key.pairing)) + g as u64 + 1
+}
+
+/// The pair `key` of a run of `spec` (one of [`round_robin`]'s).
+pub fn keyed_pair(run: RunId, spec: &RunSpec, key: PairKey) -> PairRecord {
+    let pairing = spec.pairings[key.pairing as usize];
+    let engines = [
+        spec.engines[pairing.first].as_str(),
+        spec.engines[pairing.second].as_str(),
+    ];
+    let k = draw(key);
+    PairRecord {
+        run,
+        key,
+        tally: tally(k),
+        games: [0, 1].map(|g| game_between(k, g, "", engines, round_robin_game_number(key, g))),
+    }
+}
+
+/// The totals of the pairs `keys` (of any pairings).
+pub fn expected_keyed_totals<'a>(keys: impl IntoIterator<Item = &'a PairKey>) -> Totals {
+    let mut totals = Totals::default();
+    for &key in keys {
+        totals.add(tally(draw(key)));
+    }
+    totals
+}
+
+/// What a run of `spec` holding the pairs `keys` reads back as games: in game-number order.
+pub fn expected_keyed_games(spec: &RunSpec, keys: &BTreeSet<PairKey>) -> Vec<StoredGame> {
+    let mut games: Vec<StoredGame> = keys
+        .iter()
+        .flat_map(|&key| {
+            let record = keyed_pair(RunId::new(0), spec, key);
+            record
+                .games
+                .into_iter()
+                .enumerate()
+                .map(move |(g, game)| StoredGame {
+                    pairing: key.pairing,
+                    pair_index: key.index,
+                    game_index: g as u8,
+                    game,
+                })
+        })
+        .collect();
+    games.sort_by_key(|stored| stored.game.game_number);
+    games
+}
+
+/// The committed pair indices of a match (every key must be in pairing 0).
+pub async fn committed_indices(store: &Store, run: RunId) -> BTreeSet<u64> {
+    let keys = store.committed_pairs(run).await.unwrap();
+    assert!(
+        keys.iter().all(|key| key.pairing == 0),
+        "a match has one pairing: {keys:?}"
+    );
+    keys.into_iter().map(|key| key.index).collect()
+}
+
+pub async fn commit_order(store: &Store, run: RunId) -> Vec<CommittedPair> {
+    store
+        .pairs_in_commit_order(run)
+        .try_collect()
+        .await
+        .expect("pairs stream")
 }
 
 pub fn expected_totals(indices: impl IntoIterator<Item = u64>) -> Totals {
@@ -116,6 +232,7 @@ pub fn expected_games(indices: &BTreeSet<u64>) -> Vec<StoredGame> {
         .iter()
         .flat_map(|&k| {
             (0..2).map(move |g| StoredGame {
+                pairing: 0,
                 pair_index: k,
                 game_index: g as u8,
                 game: game(k, g, ""),
@@ -168,7 +285,7 @@ pub async fn runs_pairs_and_games_round_trip(store: &Store) {
         );
     }
     let committed: BTreeSet<u64> = order.into_iter().collect();
-    assert_eq!(store.committed_pair_indices(run).await.unwrap(), committed);
+    assert_eq!(committed_indices(store, run).await, committed);
     assert_eq!(store.totals(run).await.unwrap(), expected_totals(order));
     assert_eq!(
         all_games(store, run).await,
@@ -254,10 +371,7 @@ pub async fn resume_set_is_exact_and_per_run(store: &Store) {
         .create_run(&spec(&unique("resume-b"), 1000))
         .await
         .unwrap();
-    assert_eq!(
-        store.committed_pair_indices(a).await.unwrap(),
-        BTreeSet::new()
-    );
+    assert_eq!(committed_indices(store, a).await, BTreeSet::new());
     let in_a = [0, 2, 5, 998, 999];
     let in_b = [1, 2, 3];
     for k in in_a {
@@ -266,14 +380,8 @@ pub async fn resume_set_is_exact_and_per_run(store: &Store) {
     for k in in_b {
         let _ = store.commit_pair(&pair(b, k)).await.unwrap();
     }
-    assert_eq!(
-        store.committed_pair_indices(a).await.unwrap(),
-        BTreeSet::from(in_a)
-    );
-    assert_eq!(
-        store.committed_pair_indices(b).await.unwrap(),
-        BTreeSet::from(in_b)
-    );
+    assert_eq!(committed_indices(store, a).await, BTreeSet::from(in_a));
+    assert_eq!(committed_indices(store, b).await, BTreeSet::from(in_b));
     assert_eq!(store.totals(a).await.unwrap(), expected_totals(in_a));
     assert_eq!(store.totals(b).await.unwrap(), expected_totals(in_b));
     assert_eq!(all_games(store, b).await.len(), 6);
@@ -305,9 +413,9 @@ pub async fn bad_commits_write_nothing(store: &Store) {
         penta: 2,
     };
     for bad in [wrong_sum, wrong_bucket, pair(run, 10), pair(run, u64::MAX)] {
-        let index = bad.pair_index;
+        let index = bad.key.index;
         match store.commit_pair(&bad).await {
-            Err(StoreError::InvalidPair { pair_index, .. }) => assert_eq!(pair_index, index),
+            Err(StoreError::InvalidPair { pair, .. }) => assert_eq!(pair, bad.key),
             other => panic!(
                 "pair {index} with {:?}: expected InvalidPair, got {other:?}",
                 bad.tally
@@ -324,7 +432,7 @@ pub async fn bad_commits_write_nothing(store: &Store) {
         Err(StoreError::UnknownRun { .. })
     ));
     assert!(matches!(
-        store.committed_pair_indices(unknown).await,
+        store.committed_pairs(unknown).await,
         Err(StoreError::UnknownRun { .. })
     ));
     assert!(matches!(
@@ -332,10 +440,7 @@ pub async fn bad_commits_write_nothing(store: &Store) {
         Err(StoreError::UnknownRun { .. })
     ));
 
-    assert_eq!(
-        store.committed_pair_indices(run).await.unwrap(),
-        BTreeSet::from([0])
-    );
+    assert_eq!(committed_indices(store, run).await, BTreeSet::from([0]));
     assert_eq!(store.totals(run).await.unwrap(), expected_totals([0]));
     assert_eq!(all_games(store, run).await.len(), 2);
 }
@@ -392,11 +497,7 @@ pub async fn concurrent_commits_are_all_counted(
     }
     let elapsed = started.elapsed().as_secs_f64();
     let all: BTreeSet<u64> = (0..tasks * per_task).collect();
-    assert_eq!(
-        store.committed_pair_indices(run).await.unwrap(),
-        all,
-        "no pair lost"
-    );
+    assert_eq!(committed_indices(&store, run).await, all, "no pair lost");
     assert_eq!(
         store.totals(run).await.unwrap(),
         expected_totals(all.iter().copied())
@@ -405,7 +506,259 @@ pub async fn concurrent_commits_are_all_counted(
         all_games(&store, run).await.len() as u64,
         2 * tasks * per_task
     );
+    // Concurrent commits still number the run's pairs 1, 2, 3 ... without a gap or a repeat.
+    let order = commit_order(&store, run).await;
+    let sequences: Vec<u64> = order.iter().map(|pair| pair.sequence).collect();
+    assert_eq!(sequences, (1..=tasks * per_task).collect::<Vec<_>>());
     (tasks * per_task + tasks) as f64 / elapsed
+}
+
+/// Four engines, six pairings: pairs committed across pairings, each pairing's totals and the
+/// run's, the committed keys and the games exactly; the same index in two pairings is two pairs.
+pub async fn n_engine_runs_round_trip(store: &Store) {
+    let spec = round_robin(&unique("round-robin"));
+    let run = store.create_run(&spec).await.unwrap();
+    let found = store.run(run).await.unwrap();
+    assert_eq!(found.spec, spec, "engines and pairings are stored in order");
+    assert_eq!(found.pairs_planned(), 3 + 4 + 5 + 6 + 7 + 8);
+    assert_eq!(
+        store.pairing_totals(run).await.unwrap(),
+        vec![Totals::default(); 6],
+        "a pairing without pairs has zero totals"
+    );
+
+    // Pair 0 in every pairing, then some more; pairing 4 gets none.
+    let mut keys = Vec::new();
+    for pairing in [0, 1, 2, 3, 5] {
+        keys.push(PairKey { pairing, index: 0 });
+    }
+    keys.extend(
+        [(2, 4), (5, 7), (0, 2), (3, 1), (5, 3), (1, 3)]
+            .map(|(pairing, index)| PairKey { pairing, index }),
+    );
+    for &key in &keys {
+        let committed = store.commit_pair(&keyed_pair(run, &spec, key)).await;
+        assert_eq!(committed.unwrap(), Committed::Inserted, "{key}");
+    }
+    // A duplicate is per (pairing, index): committing (1, 0) again changes nothing, and (4, 0),
+    // the same index in a pairing without pairs, is a new pair.
+    let again = keyed_pair(
+        run,
+        &spec,
+        PairKey {
+            pairing: 1,
+            index: 0,
+        },
+    );
+    assert_eq!(
+        store.commit_pair(&again).await.unwrap(),
+        Committed::AlreadyPresent
+    );
+    let new = PairKey {
+        pairing: 4,
+        index: 0,
+    };
+    assert_eq!(
+        store
+            .commit_pair(&keyed_pair(run, &spec, new))
+            .await
+            .unwrap(),
+        Committed::Inserted
+    );
+    keys.push(new);
+
+    let committed: BTreeSet<PairKey> = keys.iter().copied().collect();
+    assert_eq!(store.committed_pairs(run).await.unwrap(), committed);
+    let per_pairing = store.pairing_totals(run).await.unwrap();
+    assert_eq!(per_pairing.len(), 6);
+    for (p, totals) in per_pairing.iter().enumerate() {
+        let in_pairing = committed.iter().filter(|key| key.pairing as usize == p);
+        assert_eq!(*totals, expected_keyed_totals(in_pairing), "pairing {p}");
+    }
+    let run_totals = store.totals(run).await.unwrap();
+    assert_eq!(run_totals, expected_keyed_totals(&committed));
+    let mut sum = Totals::default();
+    for totals in &per_pairing {
+        sum.pairs += totals.pairs;
+        sum.wins += totals.wins;
+        sum.draws += totals.draws;
+        sum.losses += totals.losses;
+        for (bucket, count) in sum.pentanomial.iter_mut().zip(totals.pentanomial) {
+            *bucket += count;
+        }
+    }
+    assert_eq!(
+        run_totals, sum,
+        "the run's totals are the sum of its pairings'"
+    );
+
+    let games = all_games(store, run).await;
+    assert_eq!(games, expected_keyed_games(&spec, &committed));
+    let numbers: Vec<u64> = games.iter().map(|g| g.game.game_number).collect();
+    assert!(
+        numbers.is_sorted(),
+        "games in the runner's numbering: {numbers:?}"
+    );
+
+    // The commit order is the order of the calls above, across pairings.
+    let order = commit_order(store, run).await;
+    assert_eq!(order.iter().map(|p| p.key).collect::<Vec<_>>(), keys);
+    assert_eq!(
+        order.iter().map(|p| p.sequence).collect::<Vec<_>>(),
+        (1..=keys.len() as u64).collect::<Vec<_>>()
+    );
+}
+
+/// Pairs committed out of index order read back in commit order, numbered 1, 2, 3 ..., each with
+/// its tally; a duplicate takes no number; the tallies in that order add up to the totals.
+pub async fn pairs_read_back_in_commit_order(store: &Store) {
+    let run = store
+        .create_run(&spec(&unique("commit-order"), 20))
+        .await
+        .unwrap();
+    assert!(commit_order(store, run).await.is_empty());
+    let before = std::time::SystemTime::now();
+    let order = [5, 0, 19, 3, 7, 2];
+    for k in order {
+        let _ = store.commit_pair(&pair(run, k)).await.unwrap();
+        if k == 19 {
+            assert_eq!(
+                store.commit_pair(&pair(run, 5)).await.unwrap(),
+                Committed::AlreadyPresent
+            );
+        }
+    }
+    let read = commit_order(store, run).await;
+    assert_eq!(
+        read.iter().map(|p| p.key).collect::<Vec<_>>(),
+        order.map(key)
+    );
+    assert_eq!(
+        read.iter().map(|p| p.sequence).collect::<Vec<_>>(),
+        [1, 2, 3, 4, 5, 6]
+    );
+    let mut running = Totals::default();
+    for (pair, k) in read.iter().zip(order) {
+        assert_eq!(pair.tally, tally(k), "pair {k}");
+        // Stored to the millisecond: allow for the truncation.
+        assert!(
+            pair.committed_at + Duration::from_millis(1) >= before,
+            "pair {k} committed before the test began"
+        );
+        running.add(pair.tally);
+    }
+    assert_eq!(running, store.totals(run).await.unwrap());
+    let times: Vec<_> = read.iter().map(|p| p.committed_at).collect();
+    assert!(times.is_sorted(), "commit times follow the sequence");
+
+    let unknown = RunId::new(run.get() + 1_000_000);
+    assert!(commit_order(store, unknown).await.is_empty());
+}
+
+/// Lineups the store cannot key pairs to are refused, naming what is wrong, and write nothing;
+/// so are a pairing the run lacks and an index beyond its pairing's plan.
+pub async fn bad_lineups_and_keys_are_refused(store: &Store) {
+    let mut refusals: Vec<(RunSpec, &str)> = Vec::new();
+    let mut one_engine = spec(&unique("one-engine"), 10);
+    one_engine.engines.truncate(1);
+    one_engine.pairings.clear();
+    refusals.push((
+        one_engine,
+        "a run needs at least two engines, this one has 1",
+    ));
+    let mut same_name = round_robin(&unique("same-name"));
+    same_name.engines[3] = FOUR[1].to_owned();
+    refusals.push((same_name, "engines 1 and 3 are both named \"base\""));
+    let mut self_play = round_robin(&unique("self-play"));
+    self_play.pairings[2].second = 0;
+    refusals.push((self_play, "pairing 2 has engine 0 (\"dev ♞\") play itself"));
+    let mut stranger = round_robin(&unique("stranger"));
+    stranger.pairings[5].second = 4;
+    refusals.push((
+        stranger,
+        "pairing 5 refers to engine 4, but the run has engines 0 to 3",
+    ));
+    let mut no_pairing = round_robin(&unique("no-pairing"));
+    no_pairing.pairings.clear();
+    refusals.push((
+        no_pairing,
+        "a run needs at least one pairing, this one has none",
+    ));
+    let mut empty_name = spec(&unique("empty-name"), 10);
+    empty_name.engines[1].clear();
+    refusals.push((empty_name, "engine 1 has an empty name"));
+    for (spec, reason) in refusals {
+        let error = store.create_run(&spec).await.unwrap_err();
+        assert!(
+            matches!(error, StoreError::InvalidRun { .. }),
+            "{}: {error:?}",
+            spec.name
+        );
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "{}: run {:?} is invalid: {reason}",
+                store.location(),
+                spec.name
+            )
+        );
+        assert_eq!(store.find_run_by_name(&spec.name).await.unwrap(), None);
+    }
+
+    let spec = round_robin(&unique("bad-keys"));
+    let run = store.create_run(&spec).await.unwrap();
+    let first = PairKey {
+        pairing: 2,
+        index: 4,
+    };
+    let _ = store
+        .commit_pair(&keyed_pair(run, &spec, first))
+        .await
+        .unwrap();
+    let beyond_plan = PairKey {
+        pairing: 2,
+        index: 5,
+    };
+    let no_such_pairing = PairKey {
+        pairing: 6,
+        index: 0,
+    };
+    // Its games are pairing 2's: only the key is wrong.
+    let mut stray = keyed_pair(run, &spec, first);
+    stray.key = no_such_pairing;
+    let bad = [
+        (
+            keyed_pair(run, &spec, beyond_plan),
+            "pairing 2 has 5 planned pairs (indices 0 to 4)",
+        ),
+        (stray, "the run has 6 pairing(s) (numbers 0 to 5)"),
+    ];
+    for (record, reason) in bad {
+        let error = store.commit_pair(&record).await.unwrap_err();
+        assert!(
+            matches!(&error, StoreError::InvalidPair { pair, .. } if *pair == record.key),
+            "{error:?}"
+        );
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "{}: pair {} of pairing {} of run {run} is invalid: {reason}",
+                store.location(),
+                record.key.index,
+                record.key.pairing
+            )
+        );
+    }
+    assert_eq!(
+        store.committed_pairs(run).await.unwrap(),
+        BTreeSet::from([first])
+    );
+    assert_eq!(
+        store.totals(run).await.unwrap(),
+        expected_keyed_totals(&[first])
+    );
+    assert_eq!(commit_order(store, run).await.len(), 1);
+    assert_eq!(all_games(store, run).await.len(), 2);
 }
 
 pub async fn a_run_is_played_by_one_holder_at_a_time(store: &Store) {
