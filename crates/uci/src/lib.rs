@@ -41,12 +41,10 @@ pub enum ParseError {
 /// The tokens of `line` after its command word, if it starts with it; the whole line's tokens
 /// if it does not (both spellings reach the parsers: a GUI's whole line, or its arguments).
 fn arguments<'a>(line: &'a str, command: &str) -> std::str::SplitAsciiWhitespace<'a> {
-    let line = line.trim_start();
-    let rest = match line.strip_prefix(command) {
-        Some(rest) if rest.is_empty() || rest.starts_with(|c: char| c.is_ascii_whitespace()) => {
-            rest
-        }
-        _ => line,
-    };
-    rest.split_ascii_whitespace()
+    let mut tokens = line.split_ascii_whitespace();
+    let mut rest = tokens.clone();
+    if rest.next() == Some(command) {
+        tokens = rest;
+    }
+    tokens
 }
