@@ -13,6 +13,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use arbiter_uci::OptionDecl;
 use serde::{Deserialize, Serialize};
 
 /// What is known about one parameter besides its current value.
@@ -443,10 +444,8 @@ impl Params {
             .iter()
             .zip(self.values())
             .map(|(spec, value)| {
-                format!(
-                    "option name {} type spin default {} min {} max {}",
-                    spec.name, value, spec.min, spec.max
-                )
+                let (default, min, max) = (value.into(), spec.min.into(), spec.max.into());
+                OptionDecl::spin(spec.name, default, min, max).to_string()
             })
             .collect()
     }

@@ -12,16 +12,8 @@ use std::time::{Duration, Instant};
 
 use arbiter_rules::{Color, Move};
 
-/// The remaining time and increments of both sides, as `go wtime btime winc binc movestogo`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ClockLimits {
-    pub wtime: Duration,
-    pub btime: Duration,
-    pub winc: Duration,
-    pub binc: Duration,
-    /// Moves until the next time control; `None` is sudden death.
-    pub movestogo: Option<u32>,
-}
+/// The remaining time and increments of both sides: the protocol's own `go` clocks.
+pub use arbiter_uci::Clocks as ClockLimits;
 
 /// When a search must stop. Limits combine: the search ends at the first one reached.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -18,10 +18,12 @@ use std::time::{Duration, Instant};
 
 use arbiter_rules::uci::{move_to_uci, parse_uci_move};
 use arbiter_rules::Position;
+use arbiter_uci::{BestMove, GoLimits, Info, OptionDecl, PositionCommand, SetOption, Start};
 
 use crate::search::{nps, SearchInfo, SearchResult};
 use crate::timeman::{ClockLimits, Limits, DEFAULT_MOVE_OVERHEAD};
 use crate::tt::available_memory_mb;
+use crate::Score;
 use crate::{Engine, Params, DEFAULT_HASH_MB, MAX_HASH_MB};
 
 /// Where UCI output goes; shared by the input and search threads, one whole line at a time.
@@ -90,7 +92,8 @@ pub fn run(params: Params, input: impl BufRead, out: Output) {
             }
             continue;
         };
-        let args = &tokens[start + 1..];
+        // The command from its word on, for the message parsers of `arbiter-uci`.
+        let command = tokens[start..].join(" ");
         match tokens[start] {
             "uci" => {
                 for line in state.identify() {
@@ -105,7 +108,7 @@ pub fn run(params: Params, input: impl BufRead, out: Output) {
                 }
             }
             "setoption" => {
-                for job in state.set_option(args, &out) {
+                for job in state.set_option(&command, &out) {
                     let _ = jobs.send(job);
                 }
             }
@@ -113,7 +116,7 @@ pub fn run(params: Params, input: impl BufRead, out: Output) {
                 state.history = vec![Position::starting()];
                 let _ = jobs.send(Job::NewGame);
             }
-            "position" => match parse_position(args) {
+            "position" => match parse_position(&command) {
                 Ok(history) => state.history = history,
                 Err(why) => send(
                     &out,
@@ -121,7 +124,7 @@ pub fn run(params: Params, input: impl BufRead, out: Output) {
                 ),
             },
             "go" => {
-                let limits = state.parse_go(args, &out);
+                let limits = state.parse_go(&command, &out);
                 let stop = Arc::new(AtomicBool::new(false));
                 stops.retain(|flag| Arc::strong_count(flag) > 1);
                 stops.push(stop.clone());
@@ -211,50 +214,54 @@ fn search_thread(params: Params, inbox: Receiver<Job>, pending: &AtomicUsize, ou
 
 /// `info depth ... pv ...` for a completed iteration.
 pub fn info_line(info: &SearchInfo<'_>) -> String {
-    let mut line = format!(
-        "info depth {} seldepth {} score {} nodes {} nps {} time {} hashfull {}",
-        info.depth,
-        info.seldepth,
-        info.score.to_uci(),
-        info.nodes,
-        info.nps(),
-        info.elapsed.as_millis(),
-        info.hashfull
-    );
-    if !info.pv.is_empty() {
-        line.push_str(" pv");
-        for &mv in info.pv {
-            line.push(' ');
-            line.push_str(&move_to_uci(Some(mv)));
-        }
+    Info {
+        depth: Some(info.depth),
+        seldepth: Some(info.seldepth),
+        score: Some(info.score.into()),
+        nodes: Some(info.nodes),
+        nps: Some(info.nps()),
+        hashfull: Some(info.hashfull),
+        time: Some(info.elapsed),
+        pv: info.pv.iter().map(|&mv| move_to_uci(Some(mv))).collect(),
+        ..Info::default()
     }
-    line
+    .to_string()
 }
 
 /// The closing lines of a search: a score line when there was no move to search, then
-/// exactly one `bestmove`.
+/// exactly one `bestmove` (`0000`, the protocol's null move, when there is none).
 fn final_lines(result: &SearchResult) -> Vec<String> {
     let mut lines = Vec::new();
-    match result.best_move {
-        None => {
-            lines.push(format!(
-                "info depth 0 score {} nodes {} nps {} time {}",
-                result.score.to_uci(),
-                result.nodes,
-                nps(result.nodes, result.elapsed),
-                result.elapsed.as_millis()
-            ));
-            lines.push("bestmove 0000".to_owned());
-        }
-        Some(best) => {
-            let mut line = format!("bestmove {}", move_to_uci(Some(best)));
-            if let Some(ponder) = result.ponder {
-                line.push_str(&format!(" ponder {}", move_to_uci(Some(ponder))));
-            }
-            lines.push(line);
+    if result.best_move.is_none() {
+        let info = Info {
+            depth: Some(0),
+            score: Some(result.score.into()),
+            nodes: Some(result.nodes),
+            nps: Some(nps(result.nodes, result.elapsed)),
+            time: Some(result.elapsed),
+            ..Info::default()
+        };
+        lines.push(info.to_string());
+    }
+    let best = BestMove {
+        mv: move_to_uci(result.best_move),
+        ponder: result
+            .best_move
+            .and(result.ponder)
+            .map(|mv| move_to_uci(Some(mv))),
+    };
+    lines.push(best.to_string());
+    lines
+}
+
+/// staunton's score as the protocol says it.
+impl From<Score> for arbiter_uci::Score {
+    fn from(score: Score) -> arbiter_uci::Score {
+        match score {
+            Score::Cp(cp) => arbiter_uci::Score::Cp(cp),
+            Score::Mate(n) => arbiter_uci::Score::Mate(n),
         }
     }
-    lines
 }
 
 /// What the input thread keeps between commands.
@@ -275,32 +282,40 @@ impl State {
         let mut lines = vec![
             format!("id name staunton {}", env!("CARGO_PKG_VERSION")),
             "id author the arbiter developers".to_owned(),
-            format!("option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"),
-            "option name Threads type spin default 1 min 1 max 1".to_owned(),
-            format!(
-                "option name Move Overhead type spin default {} min 0 max {MAX_MOVE_OVERHEAD_MS}",
-                DEFAULT_MOVE_OVERHEAD.as_millis()
-            ),
-            "option name Clear Hash type button".to_owned(),
-            "option name ParamsFile type string default <empty>".to_owned(),
         ];
+        let options = [
+            OptionDecl::spin("Hash", DEFAULT_HASH_MB as i64, 1, MAX_HASH_MB as i64),
+            OptionDecl::spin("Threads", 1, 1, 1),
+            OptionDecl::spin(
+                "Move Overhead",
+                DEFAULT_MOVE_OVERHEAD.as_millis() as i64,
+                0,
+                MAX_MOVE_OVERHEAD_MS as i64,
+            ),
+            OptionDecl::new("Clear Hash", "button"),
+            OptionDecl {
+                default: Some("<empty>".to_owned()),
+                ..OptionDecl::new("ParamsFile", "string")
+            },
+        ];
+        lines.extend(options.iter().map(ToString::to_string));
         lines.extend(self.params.uci_options());
         lines.push("uciok".to_owned());
         lines
     }
 
     /// `setoption name <N> [value <V>]`; returns the work it gives the search thread.
-    fn set_option(&mut self, args: &[&str], out: &Output) -> Vec<Job> {
+    fn set_option(&mut self, command: &str, out: &Output) -> Vec<Job> {
         let complain = |why: String| send(out, &format!("info string {why}"));
-        if args.first() != Some(&"name") {
-            complain("setoption: expected `setoption name <name> [value <value>]`".into());
-            return Vec::new();
-        }
-        let value_at = args.iter().position(|t| *t == "value");
-        let name = args[1..value_at.unwrap_or(args.len())].join(" ");
-        let value = value_at
-            .map(|i| args[i + 1..].join(" "))
-            .unwrap_or_default();
+        let set = match SetOption::parse(command) {
+            Ok(set) => set,
+            Err(why) => {
+                complain(why.to_string());
+                return Vec::new();
+            }
+        };
+        let name = set.name;
+        let value = set.value.unwrap_or_default();
         let number = |min: u64, max: u64| -> Option<u64> {
             match value.parse::<u64>() {
                 Ok(v) if (min..=max).contains(&v) => Some(v),
@@ -350,155 +365,58 @@ impl State {
         Vec::new()
     }
 
-    /// `go ...`: every limit the protocol defines. Unknown tokens are reported and skipped. A
-    /// limit whose value is missing or not a number is reported and taken as 0, its tightest
-    /// (depth 1, no time left, 1 node ...), the way C++'s `>>` leaves 0 behind in Stockfish's
-    /// parser: a malformed limit must never turn into no limit, which would search until a
-    /// `stop` the GUI has no reason to send, and the GUI still gets its `bestmove`.
-    fn parse_go(&self, args: &[&str], out: &Output) -> Limits {
-        let mut limits = Limits {
-            move_overhead: self.move_overhead,
-            started_at: Some(Instant::now()),
-            ..Limits::default()
-        };
-        let mut clock = ClockLimits::default();
-        let mut has_clock = false;
-        let mut i = 0;
+    /// `go ...`, read by the protocol's one parser, which reports what it did not understand
+    /// and takes a limit whose value is missing or not a number as 0 (see
+    /// [`GoLimits::parse`]): a malformed limit must never turn into no limit, and the GUI
+    /// still gets its `bestmove`. Here 0 becomes staunton's tightest search (depth 1, 1 node,
+    /// no time left), and every limit is bounded to what the search can do.
+    fn parse_go(&self, command: &str, out: &Output) -> Limits {
         let complain = |why: String| send(out, &format!("info string go: {why}"));
-        while i < args.len() {
-            let key = args[i];
-            let takes_number = matches!(
-                key,
-                "wtime"
-                    | "btime"
-                    | "winc"
-                    | "binc"
-                    | "movestogo"
-                    | "movetime"
-                    | "depth"
-                    | "nodes"
-                    | "mate"
-            );
-            if takes_number {
-                let value = args.get(i + 1).copied();
-                let n = match value.and_then(parse_integer) {
-                    Some(n) => {
-                        i += 2;
-                        n
-                    }
-                    None => {
-                        // The bad value is skipped, unless it is the next keyword.
-                        let found = match value {
-                            Some(v) if !GO_KEYWORDS.contains(&v) => {
-                                i += 2;
-                                format!("found {v:?}")
-                            }
-                            _ => {
-                                i += 1;
-                                "found none".to_owned()
-                            }
-                        };
-                        complain(format!(
-                            "expected a number after {key}, {found}; taking {key} 0"
-                        ));
-                        0
-                    }
-                };
-                let ms = Duration::from_millis(n.max(0) as u64);
-                let count = n.max(0) as u64;
-                match key {
-                    "wtime" => {
-                        clock.wtime = ms;
-                        has_clock = true;
-                    }
-                    "btime" => {
-                        clock.btime = ms;
-                        has_clock = true;
-                    }
-                    "winc" => clock.winc = ms,
-                    "binc" => clock.binc = ms,
-                    "movestogo" => clock.movestogo = (count > 0).then_some(count.min(1000) as u32),
-                    "movetime" => limits.movetime = Some(ms),
-                    "depth" => limits.depth = Some(count.clamp(1, 1000) as u32),
-                    "nodes" => limits.nodes = Some(count.max(1)),
-                    // A mate in n moves is found by a search of 2n - 1 plies.
-                    "mate" => {
-                        limits.depth = Some((2 * count).saturating_sub(1).clamp(1, 1000) as u32)
-                    }
-                    _ => unreachable!(),
-                }
-                continue;
-            }
-            match key {
-                "infinite" => limits.infinite = true,
-                // Pondering is not implemented: `go ponder` searches its limits at once.
-                "ponder" => {}
-                "searchmoves" => {
-                    while let Some(mv) = args
-                        .get(i + 1)
-                        .and_then(|t| parse_uci_move(self.current(), t).ok())
-                    {
-                        limits.searchmoves.push(mv);
-                        i += 1;
-                    }
-                }
-                other => complain(format!("unknown token {other:?} ignored")),
-            }
-            i += 1;
+        let (go, problems) = GoLimits::parse(command);
+        for problem in problems {
+            complain(problem.to_string());
         }
-        if has_clock {
-            limits.clock = Some(clock);
+        // A mate in n moves is found by a search of 2n - 1 plies; with a depth too, the
+        // tighter of the two.
+        let mate_depth = go.mate.map(|n| (2 * n).saturating_sub(1));
+        let depth = match (go.depth, mate_depth) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let mut searchmoves = Vec::new();
+        for text in &go.searchmoves {
+            match parse_uci_move(self.current(), text) {
+                Ok(mv) => searchmoves.push(mv),
+                Err(e) => complain(format!("searchmoves: {text:?} ignored: {e}")),
+            }
         }
-        limits
+        Limits {
+            depth: depth.map(|d| d.clamp(1, 1000)),
+            nodes: go.nodes.map(|n| n.max(1)),
+            movetime: go.movetime,
+            clock: go.clocks.map(|clocks| ClockLimits {
+                movestogo: clocks.movestogo.map(|m| m.min(1000)),
+                ..clocks
+            }),
+            infinite: go.infinite,
+            move_overhead: self.move_overhead,
+            searchmoves,
+            started_at: Some(Instant::now()),
+        }
     }
 }
 
-/// Every keyword of `go`: a value that is one of them was missing, not malformed.
-const GO_KEYWORDS: &[&str] = &[
-    "wtime",
-    "btime",
-    "winc",
-    "binc",
-    "movestogo",
-    "movetime",
-    "depth",
-    "nodes",
-    "mate",
-    "infinite",
-    "ponder",
-    "searchmoves",
-];
-
-/// A whole number of `go`; digits beyond `i64` saturate (a clock of 10^20 ms is just long).
-fn parse_integer(token: &str) -> Option<i64> {
-    if let Ok(n) = token.parse::<i64>() {
-        return Some(n);
-    }
-    let (negative, digits) = match token.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, token.strip_prefix('+').unwrap_or(token)),
-    };
-    (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())).then_some(if negative {
-        i64::MIN
-    } else {
-        i64::MAX
-    })
-}
-
-/// `position startpos|fen <fen> [moves ...]` as the full game history.
-fn parse_position(args: &[&str]) -> Result<Vec<Position>, String> {
-    let moves_at = args.iter().position(|t| *t == "moves");
-    let setup = &args[..moves_at.unwrap_or(args.len())];
-    let start = match setup.first() {
-        Some(&"startpos") if setup.len() == 1 => Position::starting(),
-        Some(&"fen") if setup.len() > 1 => {
-            let fen = setup[1..].join(" ");
-            Position::from_fen(&fen).map_err(|e| format!("position fen {fen:?}: {e}"))?
+/// `position startpos|fen <fen> [moves ...]` as the full game history, every move checked.
+fn parse_position(command: &str) -> Result<Vec<Position>, String> {
+    let command = PositionCommand::parse(command).map_err(|e| e.to_string())?;
+    let start = match &command.start {
+        Start::StartPos => Position::starting(),
+        Start::Fen(fen) => {
+            Position::from_fen(fen).map_err(|e| format!("position fen {fen:?}: {e}"))?
         }
-        _ => return Err("expected `position startpos|fen <fen> [moves <move>...]`".to_owned()),
     };
     let mut history = vec![start];
-    for text in moves_at.map_or(&[][..], |i| &args[i + 1..]) {
+    for text in &command.moves {
         let pos = history.last().expect("never empty");
         let mv = parse_uci_move(pos, text).map_err(|e| format!("position: move {text:?}: {e}"))?;
         let mut next = *pos;
@@ -511,67 +429,115 @@ fn parse_position(args: &[&str]) -> Result<Vec<Position>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Score;
 
     #[test]
     fn positions_are_validated() {
-        assert_eq!(parse_position(&["startpos"]).unwrap().len(), 1);
-        let h = parse_position(&["startpos", "moves", "e2e4", "e7e5"]).unwrap();
+        assert_eq!(parse_position("position startpos").unwrap().len(), 1);
+        let h = parse_position("position startpos moves e2e4 e7e5").unwrap();
         assert_eq!(h.len(), 3);
-        assert!(parse_position(&["startpos", "moves", "e2e5"])
+        assert!(parse_position("position startpos moves e2e5")
             .unwrap_err()
             .contains("e2e5"));
-        assert!(parse_position(&["fen", "8/8/8/8/8/8/8/8", "w", "-", "-"]).is_err());
-        assert!(parse_position(&["sideways"]).is_err());
-        let fen = "4k3/8/8/8/8/8/8/4K2R w K - 0 1";
-        let args: Vec<&str> = ["fen"]
-            .into_iter()
-            .chain(fen.split(' '))
-            .chain(["moves", "e1g1"])
-            .collect();
-        let h = parse_position(&args).unwrap();
+        assert!(parse_position("position fen 8/8/8/8/8/8/8/8 w - -").is_err());
+        assert_eq!(
+            parse_position("position sideways").unwrap_err(),
+            "expected `position startpos|fen <fen> [moves <move>...]`"
+        );
+        let h = parse_position("position fen 4k3/8/8/8/8/8/8/4K2R w K - 0 1 moves e1g1").unwrap();
         assert_eq!(h[1].fen(), "4k3/8/8/8/8/8/8/5RK1 b - - 1 1");
     }
 
-    #[test]
-    fn go_numbers_saturate_and_refuse_what_is_not_one() {
-        assert_eq!(parse_integer("42"), Some(42));
-        assert_eq!(parse_integer("-7"), Some(-7));
-        assert_eq!(parse_integer("99999999999999999999"), Some(i64::MAX));
-        assert_eq!(parse_integer("-99999999999999999999"), Some(i64::MIN));
-        for bad in ["abc", "", "-", "1.5", "12abc", "0x10"] {
-            assert_eq!(parse_integer(bad), None, "{bad}");
-        }
-    }
-
-    #[test]
-    fn a_malformed_go_limit_is_its_tightest_never_none() {
-        let state = State {
+    fn state() -> State {
+        State {
             params: Params::default(),
             hash_mb: DEFAULT_HASH_MB,
             move_overhead: DEFAULT_MOVE_OVERHEAD,
             history: vec![Position::starting()],
-        };
-        let out: Output = Arc::new(Mutex::new(Vec::<u8>::new()));
-        let go = |line: &str| state.parse_go(&line.split_whitespace().collect::<Vec<_>>(), &out);
-        assert_eq!(go("depth abc").depth, Some(1));
-        assert_eq!(go("nodes x").nodes, Some(1));
-        assert_eq!(go("movetime soon").movetime, Some(Duration::ZERO));
+        }
+    }
+
+    /// What `line` makes of the limits, and what staunton said about it.
+    fn go(state: &State, line: &str) -> (Limits, String) {
+        let out = Arc::new(Mutex::new(Vec::<u8>::new()));
+        let limits = state.parse_go(line, &(out.clone() as Output));
+        let said = String::from_utf8(out.lock().unwrap().clone()).unwrap();
+        (limits, said)
+    }
+
+    #[test]
+    fn a_malformed_go_limit_is_its_tightest_never_none() {
+        let state = state();
+        let go = |line: &str| go(&state, line).0;
+        assert_eq!(go("go depth abc").depth, Some(1));
+        assert_eq!(go("go nodes x").nodes, Some(1));
+        assert_eq!(go("go movetime soon").movetime, Some(Duration::ZERO));
         // A missing value before the next keyword: that keyword still counts.
-        let limits = go("depth nodes 500");
+        let limits = go("go depth nodes 500");
         assert_eq!((limits.depth, limits.nodes), (Some(1), Some(500)));
-        let limits = go("wtime abc btime 1000");
+        let limits = go("go wtime abc btime 1000");
         let clock = limits.clock.expect("a clock");
         assert_eq!(
             (clock.wtime, clock.btime),
             (Duration::ZERO, Duration::from_secs(1))
         );
-        assert_eq!(go("depth").depth, Some(1));
-        assert_eq!(go("depth 99999999999999999999").depth, Some(1000));
+        assert_eq!(go("go depth").depth, Some(1));
+        assert_eq!(go("go depth 99999999999999999999").depth, Some(1000));
+        assert_eq!(go("go nodes -5").nodes, Some(1));
+        assert_eq!(
+            go("go wtime 1 btime 1 movestogo 5000")
+                .clock
+                .unwrap()
+                .movestogo,
+            Some(1000)
+        );
     }
 
     #[test]
-    fn score_lines() {
-        assert_eq!(Score::Mate(2).to_uci(), "mate 2");
+    fn go_says_what_it_did_not_understand() {
+        let state = state();
+        let (_, said) = go(&state, "go depth abc sideways");
+        assert_eq!(
+            said,
+            "info string go: expected a number after depth, found \"abc\"; taking depth 0\n\
+             info string go: unknown token \"sideways\" ignored\n"
+        );
+        let (limits, said) = go(&state, "go searchmoves e2e4 e2e5 depth 2");
+        assert_eq!(limits.searchmoves.len(), 1);
+        assert_eq!(limits.depth, Some(2));
+        assert!(
+            said.starts_with("info string go: searchmoves: \"e2e5\" ignored"),
+            "{said}"
+        );
+    }
+
+    #[test]
+    fn a_mate_search_is_a_depth() {
+        let state = state();
+        assert_eq!(go(&state, "go mate 3").0.depth, Some(5));
+        assert_eq!(go(&state, "go mate 3 depth 2").0.depth, Some(2));
+        assert_eq!(go(&state, "go mate 0").0.depth, Some(1));
+    }
+
+    #[test]
+    fn options_are_declared_in_the_protocol_spelling() {
+        let lines = state().identify();
+        assert!(lines.contains(&"option name Clear Hash type button".to_owned()));
+        assert!(lines.contains(&"option name ParamsFile type string default <empty>".to_owned()));
+        assert!(lines.contains(&"option name Threads type spin default 1 min 1 max 1".to_owned()));
+        for line in lines.iter().filter(|l| l.starts_with("option ")) {
+            assert_eq!(OptionDecl::parse(line).unwrap().to_string(), *line);
+        }
+    }
+
+    #[test]
+    fn scores_as_the_protocol_says_them() {
+        assert_eq!(
+            arbiter_uci::Score::from(Score::Mate(-2)).to_string(),
+            "mate -2"
+        );
+        assert_eq!(
+            arbiter_uci::Score::from(Score::Cp(17)),
+            arbiter_uci::Score::Cp(17)
+        );
     }
 }

@@ -24,11 +24,11 @@ use std::time::{Duration, Instant};
 
 use arbiter_rules::uci::move_to_uci;
 use arbiter_rules::Position;
-use staunton::{ClockLimits, Engine, Limits, Params, SearchResult};
+use staunton::{Engine, Limits, Params, SearchResult};
 use tokio::sync::oneshot;
 
 use crate::process::{EngineFault, Reply};
-use crate::uci::{GoLimits, Info, Score};
+use crate::uci::{GoLimits, Info};
 
 /// How to build the in-process engine.
 #[derive(Clone, Debug, PartialEq)]
@@ -200,14 +200,10 @@ fn search(
 
 /// The search's answer in the form a UCI engine's `info` and `bestmove` take.
 fn reply(result: &SearchResult, elapsed: Duration) -> Reply {
-    let score = match result.score {
-        staunton::Score::Cp(cp) => Score::Cp(cp),
-        staunton::Score::Mate(m) => Score::Mate(m),
-    };
     let info = Info {
         depth: Some(result.depth),
         seldepth: Some(result.seldepth),
-        score: Some(score),
+        score: Some(result.score.into()),
         nodes: Some(result.nodes),
         time: Some(result.elapsed),
         pv: result.pv.iter().map(|&mv| move_to_uci(Some(mv))).collect(),
@@ -230,15 +226,7 @@ fn to_staunton(limits: &GoLimits) -> Limits {
         depth: limits.depth,
         nodes: limits.nodes,
         movetime: limits.movetime,
-        clock: limits
-            .clocks
-            .map(|(wtime, btime, winc, binc, movestogo)| ClockLimits {
-                wtime,
-                btime,
-                winc,
-                binc,
-                movestogo,
-            }),
+        clock: limits.clocks,
         move_overhead: Duration::from_millis(5),
         ..Limits::default()
     }

@@ -16,7 +16,7 @@ use crate::openings::Opening;
 use crate::player::{MoveRequest, Player, PositionCommand};
 use crate::process::EngineFault;
 use crate::tc::{charge_move, Clock, TimeControl};
-use crate::uci::{GoLimits, Score};
+use crate::uci::{Clocks, GoLimits, Score};
 
 /// Everything a game needs besides its players.
 #[derive(Clone, Debug)]
@@ -300,18 +300,17 @@ fn go_limits(spec: &GameSpec<'_>, clocks: &[Clock; 2], mover: Color) -> GoLimits
             .map_or(Duration::ZERO, |c| c.increment)
     };
     GoLimits {
-        clocks: tc.clock.map(|_| {
-            (
-                clocks[0].remaining().told(),
-                clocks[1].remaining().told(),
-                increment(0),
-                increment(1),
-                clocks[mover.index()].moves_to_go(),
-            )
+        clocks: tc.clock.map(|_| Clocks {
+            wtime: clocks[0].remaining().told(),
+            btime: clocks[1].remaining().told(),
+            winc: increment(0),
+            binc: increment(1),
+            movestogo: clocks[mover.index()].moves_to_go(),
         }),
         movetime: tc.movetime,
         nodes: tc.nodes,
         depth: tc.depth,
+        ..GoLimits::default()
     }
 }
 
