@@ -1,6 +1,7 @@
 //! Kill `arbiter match` with SIGKILL at arbitrary moments, run the same command again, and
 //! check the contracts: every committed pair is kept, none is counted twice, the run finishes
-//! with exactly the planned pairs, and the PGN file equals what the store holds.
+//! with exactly the planned pairs, and the PGN file equals what the store holds. Once for a
+//! match and once for a round-robin of three engines.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -10,19 +11,22 @@ use std::time::Duration;
 use arbiter_store::{Location, PairKey, Store};
 use futures_util::StreamExt;
 
-const PAIRS: u64 = 80;
-
-fn config(dir: &Path) -> std::path::PathBuf {
-    let text = format!(
-        "name = \"resume\"\nrounds = {PAIRS}\nconcurrency = 2\nstore = \"runs.db\"\npgnout = \"games.pgn\"\n\
+/// A run of `rounds` pairs per pairing between `engines` (in-process staunton, each with its
+/// own bishop value), a match for two and a round-robin for more.
+fn config(dir: &Path, rounds: u64, engines: &[(&str, i64)]) -> std::path::PathBuf {
+    let mut text = format!(
+        "name = \"resume\"\nrounds = {rounds}\nconcurrency = 2\nstore = \"runs.db\"\npgnout = \"games.pgn\"\n\
          jsonl = \"games.jsonl\"\n\
          [each]\ntc = \"inf\"\nnodes = 1500\n\
          [adjudication]\nmaxmoves = 80\n\
-         [openings]\nfile = \"{}\"\norder = \"random\"\n\
-         [[engine]]\nname = \"dev\"\nbuiltin = \"staunton\"\n\
-         [[engine]]\nname = \"base\"\nbuiltin = \"staunton\"\nparams = {{ bishop_mg = 280 }}\n",
+         [openings]\nfile = \"{}\"\norder = \"random\"\n",
         concat!(env!("CARGO_MANIFEST_DIR"), "/../../openings/quick.epd")
     );
+    for (name, bishop) in engines {
+        text.push_str(&format!(
+            "[[engine]]\nname = \"{name}\"\nbuiltin = \"staunton\"\nparams = {{ bishop_mg = {bishop} }}\n"
+        ));
+    }
     let path = dir.join("resume.toml");
     std::fs::write(&path, text).unwrap();
     path
@@ -30,8 +34,24 @@ fn config(dir: &Path) -> std::path::PathBuf {
 
 #[test]
 fn sigkill_and_resume_loses_nothing_and_counts_nothing_twice() {
+    kill_and_resume(80, &[("dev", 330), ("base", 280)]);
+}
+
+/// The same for a round-robin: every pairing's pairs exactly once, its totals the sum of
+/// its pairs, and the PGN the store's games in order.
+#[test]
+fn a_killed_round_robin_resumes_exactly_once() {
+    kill_and_resume(27, &[("dev", 330), ("base", 280), ("old", 250)]);
+}
+
+fn kill_and_resume(rounds: u64, engines: &[(&str, i64)]) {
+    let pairings = (engines.len() * (engines.len() - 1) / 2) as u32;
+    let planned: BTreeSet<PairKey> = (0..pairings)
+        .flat_map(|pairing| (0..rounds).map(move |index| PairKey { pairing, index }))
+        .collect();
+    let pairs = planned.len() as u64;
     let dir = tempfile::tempdir().unwrap();
-    let path = config(dir.path());
+    let path = config(dir.path(), rounds, engines);
     let mut seed = 0x2545_F491_4F6C_DD1Du64;
     for _ in 0..5 {
         let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
@@ -50,11 +70,11 @@ fn sigkill_and_resume_loses_nothing_and_counts_nothing_twice() {
     }
     let before = committed(dir.path());
     eprintln!(
-        "{} of {PAIRS} pairs committed across the killed runs",
+        "{} of {pairs} pairs committed across the killed runs",
         before.len()
     );
     assert!(
-        before.len() < PAIRS as usize,
+        before.len() < pairs as usize,
         "the kills must interrupt the run for this test to mean anything"
     );
     let out = run_to_the_end(&path);
@@ -79,16 +99,17 @@ fn sigkill_and_resume_loses_nothing_and_counts_nothing_twice() {
             .unwrap()
             .expect("the run")
             .id;
-        assert_eq!(
-            store.committed_pairs(run).await.unwrap(),
-            (0..PAIRS)
-                .map(|index| PairKey { pairing: 0, index })
-                .collect::<BTreeSet<_>>()
-        );
+        assert_eq!(store.committed_pairs(run).await.unwrap(), planned);
         let totals = store.totals(run).await.unwrap();
-        assert_eq!(totals.pairs, PAIRS);
-        assert_eq!(totals.wins + totals.draws + totals.losses, 2 * PAIRS);
-        assert_eq!(totals.pentanomial.iter().sum::<u64>(), PAIRS);
+        assert_eq!(totals.pairs, pairs);
+        let per_pairing = store.pairing_totals(run).await.unwrap();
+        assert_eq!(per_pairing.len(), pairings as usize);
+        for pairing in &per_pairing {
+            assert_eq!(pairing.pairs, rounds);
+            assert_eq!(pairing.wins + pairing.draws + pairing.losses, 2 * rounds);
+        }
+        assert_eq!(totals.wins + totals.draws + totals.losses, 2 * pairs);
+        assert_eq!(totals.pentanomial.iter().sum::<u64>(), pairs);
         // The PGN file is the store's games in order, nothing more, nothing less; so are the
         // JSON lines, with one summary after them.
         let mut from_store = String::new();
@@ -129,7 +150,7 @@ fn sigkill_and_resume_loses_nothing_and_counts_nothing_twice() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(
-        stderr.contains(&format!("{PAIRS} in the store")),
+        stderr.contains(&format!("{pairs} in the store")),
         "{stderr}"
     );
     assert!(!stdout.contains("Started game"), "{stdout}");
@@ -144,7 +165,7 @@ fn run_to_the_end(config: &Path) -> std::process::Output {
         .unwrap()
 }
 
-fn committed(dir: &Path) -> BTreeSet<u64> {
+fn committed(dir: &Path) -> BTreeSet<PairKey> {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
         let Ok(store) =
@@ -153,14 +174,7 @@ fn committed(dir: &Path) -> BTreeSet<u64> {
             return BTreeSet::new();
         };
         match store.find_run_by_name("resume").await.unwrap() {
-            // A match is pairing 0 of its run.
-            Some(run) => store
-                .committed_pairs(run.id)
-                .await
-                .unwrap()
-                .into_iter()
-                .map(|key| key.index)
-                .collect(),
+            Some(run) => store.committed_pairs(run.id).await.unwrap(),
             None => BTreeSet::new(),
         }
     })

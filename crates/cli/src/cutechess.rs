@@ -138,6 +138,7 @@ const FLAGS: &[&str] = &[
     "-resign",
     "-maxmoves",
     "-tournament",
+    "-seeds",
     "-variant",
     "-output",
     "-ratinginterval",
@@ -163,7 +164,6 @@ const IGNORED_FLAGS: &[(&str, &str)] = &[
     ("-tbignore50", "tablebase adjudication is not supported; games are played out"),
     ("-tbadjudicate", "tablebase adjudication is not supported; games are played out"),
     ("-bookmode", "Polyglot books are not supported"),
-    ("-seeds", "gauntlet seeds mean nothing with two engines (the random seed is -srand)"),
     ("-reverse", "each pair plays its opening with both colour orders anyway"),
     ("-autosaveinterval", "every finished pair is committed to the store"),
     ("-use-affinity", "engines are not pinned to CPUs"),
@@ -713,13 +713,24 @@ impl<'a> Parser<'a> {
             }
             "-tournament" => {
                 let token = group.one("the tournament type")?;
-                if !matches!(token.text, "round-robin" | "roundrobin" | "gauntlet") {
-                    return Err(group.invalid(
-                        token,
-                        "round-robin or gauntlet (a two-engine match; knockout and pyramid need \
-                         more engines)",
-                    ));
-                }
+                let kind = match token.text {
+                    "round-robin" | "roundrobin" => "round-robin",
+                    "gauntlet" => "gauntlet",
+                    "knockout" | "pyramid" => {
+                        return Err(group.rejected(
+                            token,
+                            "knockout and pyramid tournaments are not supported: use \
+                             round-robin or gauntlet",
+                        ))
+                    }
+                    _ => return Err(group.invalid(token, "round-robin or gauntlet")),
+                };
+                self.config.tournament = Some(kind.to_owned());
+            }
+            "-seeds" => {
+                let token = group.one("the number of gauntlet seeds")?;
+                let expected = "a number of seeds, at least 1";
+                self.config.seeds = Some(group.positive(token, token.text, expected)?);
             }
             "-variant" => {
                 let token = group.one("the variant")?;
@@ -797,13 +808,6 @@ impl<'a> Parser<'a> {
     }
 
     fn engine(&mut self, group: &Group<'a>) -> Result<(), GrammarError> {
-        if self.config.engines.len() == 2 {
-            return Err(group.rejected(
-                group.flag,
-                "a third engine: arbiter plays matches between two engines (tournaments of more \
-                 are not supported)",
-            ));
-        }
         let mut engine = EngineConfig::default();
         for pair in group.pairs() {
             engine_key(group, &mut engine, &pair, &mut self.warnings)?;
@@ -1009,7 +1013,7 @@ impl<'a> Parser<'a> {
 
     fn finish(mut self) -> Result<Parsed, GrammarError> {
         let each = std::mem::take(&mut self.each);
-        let mut derived = [false; 2];
+        let mut derived = vec![false; self.config.engines.len()];
         for (index, (engine, flag)) in self
             .config
             .engines
@@ -1030,11 +1034,26 @@ impl<'a> Parser<'a> {
                 derived[index] = true;
             }
         }
-        // Two engines named after the same program: the second becomes `name-2`.
-        if let [first, second] = &mut self.config.engines[..] {
-            if first.name == second.name && (derived[0] || derived[1]) {
-                let renamed = if derived[1] { second } else { first };
-                renamed.name.push_str("-2");
+        // Engines named after the same program: the second becomes `name-2`, the third
+        // `name-3`, ... (a name given with name= is kept as written).
+        for index in 0..self.config.engines.len() {
+            if !derived[index] {
+                continue;
+            }
+            let engines = &self.config.engines;
+            let name = &engines[index].name;
+            let taken = |candidate: &str| {
+                engines.iter().enumerate().any(|(other, e)| {
+                    other != index && e.name == candidate && (other < index || !derived[other])
+                })
+            };
+            if taken(name) {
+                let base = name.clone();
+                let renamed = (2..)
+                    .map(|n| format!("{base}-{n}"))
+                    .find(|candidate| !taken(candidate))
+                    .expect("some suffix is free");
+                self.config.engines[index].name = renamed;
             }
         }
         self.config.each = each.settings;
@@ -1233,7 +1252,10 @@ mod tests {
         assert_eq!(spec.time_controls[0], spec.time_controls[1]);
         assert_eq!(spec.time_controls[0].to_string(), "tc=10+0.1");
         assert_eq!(
-            spec.players.each_ref().map(|p| p.name.as_str()),
+            spec.players
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>(),
             ["dev", "base"]
         );
         match &spec.players[0].kind {
@@ -1383,6 +1405,35 @@ mod tests {
             config.engines[0].name, "stockfish-2",
             "the given name is kept"
         );
+        let config = ok(
+            "-engine cmd=sf -engine cmd=./sf -engine cmd=/x/sf name=sf-2 \
+                         -engine cmd=sf",
+        )
+        .config;
+        let names: Vec<&str> = config.engines.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["sf", "sf-3", "sf-2", "sf-4"]);
+    }
+
+    /// cutechess's tournament flags: any number of engines, the kind and the gauntlet's seeds,
+    /// and the pairings they make.
+    #[test]
+    fn tournaments_take_any_number_of_engines() {
+        let five = "-engine cmd=a -engine cmd=b -engine cmd=c -engine cmd=d -engine cmd=e";
+        let config = ok(&format!("{five} -tournament gauntlet -seeds 2")).config;
+        assert_eq!(config.engines.len(), 5);
+        assert_eq!(config.tournament.as_deref(), Some("gauntlet"));
+        assert_eq!(config.seeds, Some(2));
+        assert_eq!(
+            config.pairings().unwrap(),
+            [[0, 2], [0, 3], [0, 4], [1, 2], [1, 3], [1, 4]]
+        );
+        let config = ok(&format!("{five} -tournament round-robin")).config;
+        assert_eq!(config.pairings().unwrap().len(), 10);
+        // Without -tournament, more than two engines are a round-robin, as in cutechess.
+        let config = ok(five).config;
+        assert_eq!(config.pairings().unwrap().len(), 10);
+        let config = ok("-engine cmd=a -engine cmd=b").config;
+        assert_eq!(config.pairings().unwrap(), [[0, 1]]);
     }
 
     /// (arguments after two engines, rounds, games, warnings)
@@ -1441,7 +1492,9 @@ mod tests {
         ("-engine cmd=x hash=-1", "-engine", 3, "hash=MEGABYTES"),
         ("-engine conf=sf", "-engine", 2, "engines.json"),
         ("-engine name=a -engine cmd=b", "-engine", 1, "missing cmd=COMMAND"),
-        ("-engine cmd=a -engine cmd=b -engine cmd=c", "-engine", 5, "a third engine"),
+        ("-tournament knockout", "-tournament", 2, "knockout and pyramid"),
+        ("-tournament swiss", "-tournament", 2, "round-robin or gauntlet"),
+        ("-seeds 0", "-seeds", 2, "at least 1"),
         ("-each name=x", "-each", 2, "name of its own"),
         ("-each tc=x", "-each", 2, "time control \"x\""),
         ("-games", "-games", 1, "missing the number of games"),

@@ -19,9 +19,10 @@ use arbiter_rules::Color;
 use arbiter_runner::config::{OutputFormat, ReportSettings, RunConfig};
 use arbiter_runner::outputs::{self, Export};
 use arbiter_runner::player::PlayerKind;
+use arbiter_runner::standings::{self, PairingResult, Standings};
 use arbiter_runner::tournament::{run_match, Event, MatchSpec, Verdict};
 use arbiter_stats::{SprtState, SprtStatus};
-use arbiter_store::{Location, RunId, RunSpec, RunState, Store, Totals};
+use arbiter_store::{Location, Pairing, RunId, RunSpec, RunState, Store, Totals};
 use indicatif::{ProgressBar, ProgressStyle};
 use tokio::sync::{mpsc, watch};
 
@@ -170,6 +171,13 @@ impl Console {
         }
     }
 
+    /// A tournament's standings, as cutechess prints them at each rating interval and at the end.
+    fn standings_block(&self, standings: &Standings) {
+        for line in standings::standings_table(standings).lines() {
+            self.result(line);
+        }
+    }
+
     /// One of arbiter's own lines, on stderr; a closed stderr loses them and nothing else.
     fn info(&self, line: &str) {
         let write = || {
@@ -258,23 +266,23 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
                     // replays any run.
                     let seed = config.seed.unwrap_or_else(fresh_seed);
                     // Resolve first: a configuration that cannot run never creates a run.
-                    let pairs_planned = config.resolve(&base, seed)?.pairs;
-                    let spec = RunSpec::head_to_head(
-                        next_name,
+                    let resolved = config.resolve(&base, seed)?;
+                    let spec = RunSpec {
+                        name: next_name,
                         seed,
-                        config.canonical(),
-                        config
-                            .engines
-                            .first()
-                            .map(|e| e.name.clone())
-                            .unwrap_or_default(),
-                        config
-                            .engines
-                            .get(1)
-                            .map(|e| e.name.clone())
-                            .unwrap_or_default(),
-                        pairs_planned,
-                    );
+                        config: config.canonical(),
+                        engines: resolved.players.iter().map(|p| p.name.clone()).collect(),
+                        pairings: (0..resolved.pairings.len())
+                            .map(|pairing| {
+                                let [first, second] = resolved.pairings[pairing];
+                                Pairing {
+                                    first,
+                                    second,
+                                    pairs_planned: resolved.pairs_in(pairing),
+                                }
+                            })
+                            .collect(),
+                    };
                     let id = store.create_run(&spec).await?;
                     (config, id, seed, how)
                 }
@@ -310,9 +318,21 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
             2 * spec.pairs
         )
     };
+    let players = if spec.is_tournament() {
+        let names: Vec<&str> = spec.players.iter().map(|p| p.name.as_str()).collect();
+        format!(
+            "{} of {} engines ({}), {} pairings",
+            spec.kind.as_str(),
+            names.len(),
+            names.join(", "),
+            spec.pairings.len()
+        )
+    } else {
+        format!("{} vs {}", spec.players[0].name, spec.players[1].name)
+    };
     console.info(&format!(
-        "Run {run} ({name}): {} vs {}, {schedule}, seed {seed}, {how}, {} in the store",
-        spec.players[0].name, spec.players[1].name, before.pairs
+        "Run {run} ({name}): {players}, {schedule}, seed {seed}, {how}, {} in the store",
+        before.pairs
     ));
     for warning in &spec.warnings {
         console.info(&format!("warning: {warning}"));
@@ -365,12 +385,29 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
     let summary = run_match(spec.clone(), store.clone(), run, events_tx, cancel_rx).await?;
     let last_block = reporter.await.unwrap_or(None);
 
-    // The rating block for the final totals, unless the last pair already printed it.
-    if last_block != Some(summary.totals.pairs) {
-        console.rating_block(&spec, &summary.totals, summary.sprt);
-    }
-    let names = [spec.players[0].name.as_str(), spec.players[1].name.as_str()];
-    for line in outputs::player_lines(&store, run, names).await? {
+    // The rating block for the final totals, unless the last pair already printed it; a
+    // tournament ends with its standings, the pairings' results and the crosstable.
+    let standings = if spec.is_tournament() {
+        let standings = tournament_standings(&spec, &store.pairing_totals(run).await?)?;
+        if last_block != Some(summary.totals.pairs) {
+            console.standings_block(&standings);
+        }
+        for line in standings::standings_notes(&standings)
+            .iter()
+            .chain(&standings::pairing_lines(&standings))
+            .chain(&standings::crosstable_lines(&standings))
+        {
+            console.info(line);
+        }
+        Some(standings)
+    } else {
+        if last_block != Some(summary.totals.pairs) {
+            console.rating_block(&spec, &summary.totals, summary.sprt);
+        }
+        None
+    };
+    let names: Vec<&str> = spec.players.iter().map(|p| p.name.as_str()).collect();
+    for line in outputs::player_lines(&store, run, &names).await? {
         console.result(&line);
     }
     console.result("Finished match");
@@ -382,15 +419,8 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
         .iter()
         .find(|(e, _)| *e == Export::Pgn)
         .map(|(_, p)| p.clone());
-    let summary_record = outputs::summary_json(
-        &spec,
-        run,
-        seed,
-        summary.verdict.outcome(),
-        &summary.totals,
-        summary.sprt,
-        pgn_path.as_deref(),
-    );
+    let summary_record =
+        outputs::summary_json(&spec, run, seed, &summary, standings, pgn_path.as_deref());
     let json = serde_json::to_string(&summary_record).context("write the summary")?;
     for (export, path) in &exports {
         let trailer = (*export == Export::JsonLines).then(|| json.clone());
@@ -409,7 +439,7 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
         };
         console.info(&what);
     }
-    if spec.paired {
+    if spec.paired && !spec.is_tournament() {
         console.info(&outputs::pentanomial_line(&summary.totals));
     }
     if args.json {
@@ -551,6 +581,32 @@ fn matchup_details(spec: &MatchSpec, config: &RunConfig) -> String {
     details
 }
 
+/// The progress bar's note in a tournament: who leads, by how much.
+fn leader_line(standings: &Standings) -> String {
+    standings.engines.first().map_or_else(String::new, |top| {
+        format!(
+            "leader {} {:+.0} +/- {:.0} Elo over {} games",
+            top.name, top.elo, top.half_width, top.games
+        )
+    })
+}
+
+/// A tournament's standings from its pairings' stored totals (index = pairing).
+fn tournament_standings(spec: &MatchSpec, totals: &[Totals]) -> anyhow::Result<Standings> {
+    let names: Vec<String> = spec.players.iter().map(|p| p.name.clone()).collect();
+    let results: Vec<PairingResult> = spec
+        .pairings
+        .iter()
+        .zip(totals)
+        .map(|(&[first, second], &totals)| PairingResult {
+            first,
+            second,
+            totals,
+        })
+        .collect();
+    Ok(standings::standings(&names, &results, spec.paired)?)
+}
+
 /// Moves a file out of the way to the first free `FILE.old`, `FILE.old.1`, ... name.
 fn set_aside(path: &Path) -> anyhow::Result<PathBuf> {
     let mut name = path.as_os_str().to_owned();
@@ -649,7 +705,10 @@ async fn report(
                 let index = ((number - 1) % 2) as usize;
                 pending.entry(pair).or_default()[index] = Some(Pending { half_points, json });
                 games_finished += 1;
+                // cutechess prints `Score of` lines for two engines only; a tournament's
+                // results are its standings.
                 let score_due = report.format == OutputFormat::Cutechess
+                    && !spec.is_tournament()
                     && report.score_interval > 0
                     && games_finished.is_multiple_of(report.score_interval);
                 if !score_due {
@@ -670,6 +729,7 @@ async fn report(
                 pair,
                 totals,
                 sprt,
+                pairings,
                 already_present,
             } => {
                 committed = totals;
@@ -680,14 +740,21 @@ async fn report(
                         let _ = writeln!(file, "{}", game.json);
                     }
                 }
+                let standings = pairings.and_then(|p| tournament_standings(&spec, &p).ok());
                 if let Some(bar) = &console.bar {
                     bar.set_position(totals.pairs);
-                    let lines = outputs::rating_lines(&totals, sprt, report.penta);
-                    bar.set_message(lines.join("  "));
+                    let message = match &standings {
+                        Some(standings) => leader_line(standings),
+                        None => outputs::rating_lines(&totals, sprt, report.penta).join("  "),
+                    };
+                    bar.set_message(message);
                 }
                 let interval = report.rating_interval;
                 if interval > 0 && games_finished / interval > games_at_block / interval {
-                    console.rating_block(&spec, &totals, sprt);
+                    match &standings {
+                        Some(standings) => console.standings_block(standings),
+                        None => console.rating_block(&spec, &totals, sprt),
+                    }
                     games_at_block = games_finished;
                     last_block = Some(totals.pairs);
                 }

@@ -130,6 +130,13 @@ pub struct RunConfig {
     pub rounds: Option<u64>,
     /// Games per round: 2 (a colour-swapped pair) is the only value that keeps pairs.
     pub games: Option<u64>,
+    /// Who plays whom: `match` (two engines, the default for two), `round-robin` (every engine
+    /// against every other, the default for more) or `gauntlet` (the first `seeds` engines
+    /// against all the others). `rounds` pairs are played in every pairing.
+    pub tournament: Option<String>,
+    /// Gauntlet seeds (cutechess's `-seeds`): how many of the first engines play the others.
+    /// Default 1.
+    pub seeds: Option<usize>,
     pub concurrency: Option<usize>,
     /// The SQLite file (or `postgres://` URL) that holds the run.
     pub store: Option<String>,
@@ -174,6 +181,40 @@ pub struct AdjudicationConfig {
     pub draw: Option<DrawRule>,
     pub resign: Option<ResignRule>,
     pub maxmoves: Option<u32>,
+}
+
+/// Who plays whom in a run.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TournamentKind {
+    /// Two engines, one pairing: the only kind an SPRT can decide.
+    Match,
+    /// Every engine plays every other.
+    RoundRobin,
+    /// The seeds (the first engines) play every other engine, not each other.
+    Gauntlet,
+}
+
+impl TournamentKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TournamentKind::Match => "match",
+            TournamentKind::RoundRobin => "round-robin",
+            TournamentKind::Gauntlet => "gauntlet",
+        }
+    }
+
+    /// The pairings of `engines` engines, in the order a round plays them (cutechess's order:
+    /// the first engine's games first).
+    pub fn pairings(self, engines: usize, seeds: usize) -> Vec<[usize; 2]> {
+        match self {
+            TournamentKind::Match | TournamentKind::RoundRobin => (0..engines)
+                .flat_map(|a| (a + 1..engines).map(move |b| [a, b]))
+                .collect(),
+            TournamentKind::Gauntlet => (0..seeds)
+                .flat_map(|seed| (seeds..engines).map(move |other| [seed, other]))
+                .collect(),
+        }
+    }
 }
 
 /// The two result streams scripts are written for.
@@ -295,15 +336,7 @@ impl RunConfig {
     /// Resolves names, files and defaults into a runnable match. Relative paths are taken
     /// from `base` (the config file's folder).
     pub fn resolve(&self, base: &Path, seed: u64) -> Result<MatchSpec, ConfigError> {
-        if self.engines.len() != 2 {
-            return Err(invalid(
-                "engine",
-                format!(
-                    "a match needs exactly 2 engines, found {}",
-                    self.engines.len()
-                ),
-            ));
-        }
+        let pairings = self.pairings()?;
         let paired = match self.games {
             None | Some(2) => true,
             Some(1) => false,
@@ -317,15 +350,20 @@ impl RunConfig {
                 ))
             }
         };
-        let mut names: Vec<&str> = self.engines.iter().map(|e| e.name.as_str()).collect();
-        names.dedup();
-        if names.len() != 2 || names.iter().any(|n| n.is_empty()) {
-            return Err(invalid(
-                "engine.name",
-                "the two engines need two different, non-empty names",
-            ));
-        }
-        for name in &names {
+        for (index, engine) in self.engines.iter().enumerate() {
+            let name = engine.name.as_str();
+            if name.is_empty() {
+                return Err(invalid(
+                    "engine.name",
+                    format!("engine {}: every engine needs a name", index + 1),
+                ));
+            }
+            if self.engines[..index].iter().any(|e| e.name == name) {
+                return Err(invalid(
+                    "engine.name",
+                    format!("{name:?} is given to two engines: each engine needs its own name"),
+                ));
+            }
             // A name is printed inside cutechess's result lines and PGN tags: a line break or
             // other control character would split or corrupt them.
             if name.chars().any(char::is_control) || name.len() > MAX_NAME_LEN {
@@ -339,7 +377,19 @@ impl RunConfig {
             }
         }
         let mut warnings = Vec::new();
-        let pairs = self.pairs(paired, &mut warnings)?;
+        let rounds = self.pairs(paired, &mut warnings)?;
+        let pairs = rounds
+            .checked_mul(pairings.len() as u64)
+            .filter(|&p| p <= MAX_PAIRS)
+            .ok_or_else(|| {
+                invalid(
+                    "rounds",
+                    format!(
+                        "{rounds} rounds of {} pairings: at most {MAX_PAIRS} pairs in one run",
+                        pairings.len()
+                    ),
+                )
+            })?;
         let concurrency = match self.concurrency {
             None => 1,
             Some(n) if (1..=MAX_CONCURRENCY).contains(&n) => n,
@@ -354,12 +404,13 @@ impl RunConfig {
         if self.ping_ms == Some(0) {
             return Err(invalid("ping_ms", "must be at least 1 millisecond"));
         }
-        let players = [
-            self.player(0, base, &mut warnings)?,
-            self.player(1, base, &mut warnings)?,
-        ];
+        let players = (0..self.engines.len())
+            .map(|index| self.player(index, base, &mut warnings))
+            .collect::<Result<Vec<_>, _>>()?;
         check_memory(&players, concurrency, pairs)?;
-        let time_controls = [self.time_control(0)?, self.time_control(1)?];
+        let time_controls = (0..self.engines.len())
+            .map(|index| self.time_control(index))
+            .collect::<Result<Vec<_>, _>>()?;
         let margin_ms = self
             .engines
             .iter()
@@ -375,6 +426,19 @@ impl RunConfig {
         warnings.append(&mut book.warnings);
         let sprt = match &self.sprt {
             None => None,
+            Some(_) if pairings.len() > 1 => {
+                return Err(invalid(
+                    "sprt",
+                    format!(
+                        "an SPRT tests one engine against one other, and this {} of {} engines \
+                         has {} pairings: drop the SPRT bounds, or play a match of two engines",
+                        self.tournament_kind()
+                            .map_or("tournament", TournamentKind::as_str),
+                        self.engines.len(),
+                        pairings.len()
+                    ),
+                ))
+            }
             Some(s) => {
                 let model: EloModel = s
                     .model
@@ -392,6 +456,8 @@ impl RunConfig {
             time_margin: Duration::from_millis(margin_ms.unwrap_or(50)),
             book,
             pairs,
+            pairings,
+            kind: self.tournament_kind()?,
             paired,
             concurrency,
             adjudication: self.adjudication()?,
@@ -403,6 +469,65 @@ impl RunConfig {
             site: self.site.clone().unwrap_or_else(|| "?".into()),
             warnings,
         })
+    }
+
+    /// The kind of run: as written, or a match for two engines and a round-robin for more
+    /// (cutechess's default).
+    pub fn tournament_kind(&self) -> Result<TournamentKind, ConfigError> {
+        match self.tournament.as_deref() {
+            None if self.engines.len() > 2 => Ok(TournamentKind::RoundRobin),
+            None | Some("match") => Ok(TournamentKind::Match),
+            Some("round-robin" | "roundrobin") => Ok(TournamentKind::RoundRobin),
+            Some("gauntlet") => Ok(TournamentKind::Gauntlet),
+            Some(other) => Err(invalid(
+                "tournament",
+                format!(
+                    "{other:?}: expected match, round-robin or gauntlet (knockout and pyramid \
+                     are not supported)"
+                ),
+            )),
+        }
+    }
+
+    /// Who plays whom, as engine indices `[first, second]`: the first is White in the first
+    /// game of each pair and the totals of the pairing are counted from its side.
+    pub fn pairings(&self) -> Result<Vec<[usize; 2]>, ConfigError> {
+        let engines = self.engines.len();
+        let kind = self.tournament_kind()?;
+        if engines < 2 {
+            return Err(invalid(
+                "engine",
+                format!("a run needs at least 2 engines, found {engines}"),
+            ));
+        }
+        if kind == TournamentKind::Match && engines != 2 {
+            return Err(invalid(
+                "engine",
+                format!(
+                    "a match needs exactly 2 engines, found {engines}: set tournament = \
+                     \"round-robin\" or \"gauntlet\" (-tournament) for more"
+                ),
+            ));
+        }
+        if kind != TournamentKind::Gauntlet && self.seeds.is_some() {
+            return Err(invalid(
+                "seeds",
+                "gauntlet seeds need tournament = \"gauntlet\" (the random seed is `seed`, \
+                 cutechess's -srand)",
+            ));
+        }
+        let seeds = self.seeds.unwrap_or(1);
+        if kind == TournamentKind::Gauntlet && !(1..engines).contains(&seeds) {
+            return Err(invalid(
+                "seeds",
+                format!(
+                    "{seeds}: a gauntlet of {engines} engines has 1 to {} seeds (the first \
+                     engines, who play all the others)",
+                    engines - 1
+                ),
+            ));
+        }
+        Ok(kind.pairings(engines, seeds))
     }
 
     /// How the results are printed, checked like everything else.
@@ -747,11 +872,7 @@ fn builtin_option(
 
 /// Refuses a run whose in-process hash tables cannot fit in this machine's memory: each engine
 /// keeps one table per game in flight, and a failed allocation aborts the process.
-fn check_memory(
-    players: &[PlayerSpec; 2],
-    concurrency: usize,
-    pairs: u64,
-) -> Result<(), ConfigError> {
+fn check_memory(players: &[PlayerSpec], concurrency: usize, pairs: u64) -> Result<(), ConfigError> {
     let in_flight = (concurrency as u64).min(pairs.saturating_mul(2));
     let tables_mb: u64 = players
         .iter()

@@ -11,8 +11,9 @@ use arbiter_store::{GameResult, GameRow, RunId, Store, StoreError, Totals};
 use futures_util::StreamExt;
 
 use crate::game::GameRecord;
-use crate::records::{self, EntryKind, RunOutcome, RunSummary};
-use crate::tournament::MatchSpec;
+use crate::records::{self, EntryKind, RunSummary};
+use crate::standings::Standings;
+use crate::tournament::{MatchSpec, Summary};
 
 /// `Started game 3 of 400 (dev vs base)`
 pub fn started_line(number: u64, total: u64, white: &str, black: &str) -> String {
@@ -230,9 +231,9 @@ pub fn fastchess_block(
 pub async fn player_lines(
     store: &Store,
     run: RunId,
-    names: [&str; 2],
+    names: &[&str],
 ) -> Result<Vec<String>, StoreError> {
-    let mut counts = [(0u64, 0u64); 2];
+    let mut counts = vec![(0u64, 0u64); names.len()];
     let mut games = store.games(run);
     while let Some(game) = games.next().await {
         let game = game?.game;
@@ -269,14 +270,18 @@ pub fn summary_json(
     spec: &MatchSpec,
     run: RunId,
     seed: u64,
-    verdict: RunOutcome,
-    totals: &Totals,
-    sprt: Option<SprtStatus>,
+    summary: &Summary,
+    standings: Option<Standings>,
     pgn: Option<&Path>,
 ) -> RunSummary {
+    let (totals, sprt, verdict) = (&summary.totals, summary.sprt, summary.verdict.outcome());
     let sample = spec.sample(totals);
-    let elo = estimate::elo(&sample).ok();
-    let nelo = estimate::normalized_elo(&sample).ok();
+    // A tournament's summed totals mix pairings: its ratings are in the standings.
+    let tournament = spec.is_tournament();
+    let elo = estimate::elo(&sample).ok().filter(|_| !tournament);
+    let nelo = estimate::normalized_elo(&sample)
+        .ok()
+        .filter(|_| !tournament);
     RunSummary {
         schema: records::SCHEMA,
         kind: EntryKind::Summary,
@@ -307,6 +312,8 @@ pub fn summary_json(
         pgn: pgn.map(|p| p.display().to_string()),
         runner_cpu_ms: own_cpu_time().map(|d| d.as_millis() as u64),
         peak_rss_mb: peak_rss_mb(),
+        tournament: Some(spec.kind.as_str().to_owned()),
+        standings,
     }
 }
 

@@ -81,6 +81,14 @@ pub struct RunSummary {
     pub pgn: Option<String>,
     pub runner_cpu_ms: Option<u64>,
     pub peak_rss_mb: Option<f64>,
+    /// `match`, `round-robin` or `gauntlet`. Absent in summaries written before tournaments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<String>,
+    /// A tournament's standings, pairings and crosstable; none for a match, whose Elo, LLR and
+    /// counts above are the first engine's against the second. In a tournament those fields
+    /// hold the counts of all games from each pairing's first engine's side, and no Elo.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub standings: Option<crate::standings::Standings>,
 }
 
 #[cfg(test)]

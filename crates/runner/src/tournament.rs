@@ -25,6 +25,7 @@ use tokio::sync::{mpsc, watch};
 
 use crate::adjudication::Adjudication;
 use crate::builtin::{block_on, run_on_pool};
+use crate::config::TournamentKind;
 use crate::game::{play_game, GameRecord, GameSpec};
 use crate::openings::Book;
 use crate::player::{Player, PlayerSpec};
@@ -35,14 +36,23 @@ use crate::tc::TimeControl;
 /// Everything a match needs, resolved and validated.
 #[derive(Debug)]
 pub struct MatchSpec {
-    /// The first player is the one under test: totals and Elo are from its point of view.
-    pub players: [PlayerSpec; 2],
-    pub time_controls: [TimeControl; 2],
+    /// The engines of the run, in the configuration's order. In a match the first is the one
+    /// under test: totals and Elo are from its point of view.
+    pub players: Vec<PlayerSpec>,
+    /// Each engine's limits, by the same index.
+    pub time_controls: Vec<TimeControl>,
     pub time_margin: Duration,
     pub book: Book,
-    /// Pairs in the schedule (cutechess's `-rounds` with `-games 2 -repeat`): units of two
-    /// games, committed together.
+    /// Pairs in the schedule, over all pairings (cutechess's `-rounds` with `-games 2 -repeat`,
+    /// times the pairings): units of two games, committed together.
     pub pairs: u64,
+    /// Who plays whom, as indices into `players`: `[first, second]`, the first White in game 0
+    /// of each pair and the side the pairing's totals are counted from. A match has one
+    /// pairing. Unit `u` of the schedule is pair `u / P` of pairing `u % P` (P pairings): a
+    /// round plays every pairing once, with the round's opening, before the next begins.
+    pub pairings: Vec<[usize; 2]>,
+    /// What made the pairings: a match, a round-robin or a gauntlet.
+    pub kind: TournamentKind,
     /// Each opening played twice with colours swapped, counted as pentanomial pairs (the
     /// default); or, `false`, cutechess's `-games 1` without `-repeat`: every game its own
     /// opening, colours alternating by game, counted as games (trinomial statistics). The two
@@ -70,13 +80,47 @@ impl MatchSpec {
         order.map(|engine| self.players[engine].name.as_str())
     }
 
-    /// The index of the opening of game `game_index` (0 or 1) of unit `pair` in the book's
-    /// order: the pair's, or in unpaired runs the game's own.
-    fn opening_index(&self, pair: u64, game_index: usize) -> usize {
-        let entry = if self.paired {
-            pair
+    /// The pairing of schedule unit `unit` and the unit's index within it (its round).
+    pub fn pairing_of(&self, unit: u64) -> (usize, u64) {
+        let pairings = self.pairings.len().max(1) as u64;
+        ((unit % pairings) as usize, unit / pairings)
+    }
+
+    /// The schedule unit of pair `index` of `pairing`.
+    pub fn unit_of(&self, pairing: usize, index: u64) -> u64 {
+        index * self.pairings.len().max(1) as u64 + pairing as u64
+    }
+
+    /// Pairs of `pairing` in the schedule (every pairing has the same, `rounds`).
+    pub fn pairs_in(&self, pairing: usize) -> u64 {
+        let pairings = self.pairings.len().max(1) as u64;
+        (self.pairs + pairings - 1 - pairing as u64) / pairings
+    }
+
+    /// The engines of game `game_index` of `unit`, White first.
+    fn seats(&self, unit: u64, game_index: usize) -> [usize; 2] {
+        let [first, second] = self.pairings[self.pairing_of(unit).0];
+        if game_index == 0 {
+            [first, second]
         } else {
-            2 * pair + game_index as u64
+            [second, first]
+        }
+    }
+
+    /// Whether this run is a tournament of several pairings rather than a match.
+    pub fn is_tournament(&self) -> bool {
+        self.pairings.len() > 1
+    }
+
+    /// The index of the opening of game `game_index` (0 or 1) of unit `pair` in the book's
+    /// order: its round's (every pairing of a round plays the same line), or in unpaired runs
+    /// the game's own.
+    fn opening_index(&self, pair: u64, game_index: usize) -> usize {
+        let round = self.pairing_of(pair).1;
+        let entry = if self.paired {
+            round
+        } else {
+            2 * round + game_index as u64
         };
         self.book.index_for_pair(self.seed, entry)
     }
@@ -134,10 +178,13 @@ pub enum Event {
         json: String,
     },
     /// A pair is in the store (or already was); `totals` and `sprt` are recomputed from it.
+    /// In a tournament `pairings` holds every pairing's totals as stored (index = pairing, as
+    /// in [`MatchSpec::pairings`]); a match has none beyond `totals`.
     PairCommitted {
         pair: u64,
         totals: Totals,
         sprt: Option<SprtStatus>,
+        pairings: Option<Arc<Vec<Totals>>>,
         already_present: bool,
     },
     Warning(String),
@@ -235,13 +282,11 @@ pub async fn run_match(
     events: mpsc::UnboundedSender<Event>,
     mut cancel: watch::Receiver<bool>,
 ) -> Result<Summary, MatchError> {
-    // A match is pairing 0 of its run.
     let committed: BTreeSet<u64> = store
         .committed_pairs(run)
         .await?
         .into_iter()
-        .filter(|key| key.pairing == 0)
-        .map(|key| key.index)
+        .map(|key| spec.unit_of(key.pairing as usize, key.index))
         .collect();
     let mut totals = store.totals(run).await?;
     // A finished run is closed: report its verdict again rather than play on.
@@ -289,10 +334,15 @@ pub async fn run_match(
         let committed = store.commit_pair(&pair.record(&spec, run)).await?;
         totals = store.totals(run).await?;
         sprt_now = sprt_status(&spec, &totals)?;
+        let pairings = match spec.is_tournament() {
+            true => Some(Arc::new(store.pairing_totals(run).await?)),
+            false => None,
+        };
         let _ = events.send(Event::PairCommitted {
             pair: pair.pair,
             totals,
             sprt: sprt_now,
+            pairings,
             already_present: committed == Committed::AlreadyPresent,
         });
         if let Some(status) = sprt_now.filter(|s| s.state != SprtState::Continue) {
@@ -398,11 +448,12 @@ impl PlayedPair {
                 duration: record.duration,
             }
         };
+        let (pairing, index) = spec.pairing_of(pair);
         PairRecord {
             run,
             key: PairKey {
-                pairing: 0,
-                index: pair,
+                pairing: pairing as u32,
+                index,
             },
             tally: self.tally(),
             games: [row(&self.games[0]), row(&self.games[1])],
@@ -426,7 +477,7 @@ pub struct Play {
     remaining: u64,
     workers: Vec<tokio::task::JoinHandle<()>>,
     stop: Arc<AtomicBool>,
-    pools: Arc<[Pool; 2]>,
+    pools: Arc<[Pool]>,
 }
 
 impl Play {
@@ -444,7 +495,11 @@ impl Play {
             second_game_of: None,
             committed: skip.clone(),
         }));
-        let pools: Arc<[Pool; 2]> = Arc::new([Mutex::new(Vec::new()), Mutex::new(Vec::new())]);
+        let pools: Arc<[Pool]> = spec
+            .players
+            .iter()
+            .map(|_| Mutex::new(Vec::new()))
+            .collect();
         let stop = Arc::new(AtomicBool::new(false));
         let (done_tx, done) = mpsc::unbounded_channel::<Result<Finished, MatchError>>();
         // No more workers (and so no more engines) than there are games left to play.
@@ -632,7 +687,7 @@ fn sprt_status(spec: &MatchSpec, totals: &Totals) -> Result<Option<SprtStatus>, 
 async fn worker(
     spec: Arc<MatchSpec>,
     queue: Arc<Mutex<Schedule>>,
-    pools: Arc<[Pool; 2]>,
+    pools: Arc<[Pool]>,
     stop: Arc<AtomicBool>,
     done: mpsc::UnboundedSender<Result<Finished, MatchError>>,
     events: mpsc::UnboundedSender<Event>,
@@ -646,8 +701,8 @@ async fn worker(
         };
         #[cfg(test)]
         tests::maybe_die(&spec, pair);
-        // Game 0: the first engine has White; game 1: colours swapped.
-        let order = if game_index == 0 { [0, 1] } else { [1, 0] };
+        // Game 0: the pairing's first engine has White; game 1: colours swapped.
+        let order = spec.seats(pair, game_index);
         let mut seats = Vec::with_capacity(2);
         for &engine in &order {
             match take_player(&spec.players[engine], &pools[engine], &events).await {
@@ -773,22 +828,24 @@ pub fn game_pgn(
     }
     let mut pgn = PgnGame::from_game(&game, Some(&record.outcome));
     pgn.tags.clear();
-    let tc = &spec.time_controls[usize::from(record.white != spec.players[0].name)];
+    let white = spec.players.iter().position(|p| p.name == record.white);
+    let tc = &spec.time_controls[white.unwrap_or(0)];
     for (name, value) in [
         ("Event", spec.event.clone()),
         ("Site", spec.site.clone()),
         ("Date", pgn_date(started_at)),
-        // The round is the pair, as fastchess writes it; the game's own number is arbiter's tag.
-        // (Unpaired, every game is a round of its own, as cutechess numbers them.)
-        (
-            "Round",
+        // The round is the pair's (in a tournament, the round every pairing plays once), as
+        // fastchess writes it; the game's own number is arbiter's tag. (Unpaired, every game is
+        // a round of its own, as cutechess numbers them.)
+        ("Round", {
+            let round = spec.pairing_of((number - 1) / 2).1;
             if spec.paired {
-                number.div_ceil(2)
+                round + 1
             } else {
-                number
+                2 * round + (number - 1) % 2 + 1
             }
-            .to_string(),
-        ),
+            .to_string()
+        }),
         ("White", record.white.clone()),
         ("Black", record.black.clone()),
         ("Result", record.outcome.result_token().to_owned()),
@@ -929,8 +986,10 @@ mod tests {
             ..TimeControl::default()
         };
         MatchSpec {
-            players: [player("dev"), player("base")],
-            time_controls: [tc.clone(), tc],
+            players: vec![player("dev"), player("base")],
+            time_controls: vec![tc.clone(), tc],
+            pairings: vec![[0, 1]],
+            kind: TournamentKind::Match,
             time_margin: Duration::from_millis(50),
             book: Book::load(&BookSpec::default()).unwrap(),
             pairs,
@@ -948,6 +1007,47 @@ mod tests {
             site: "here".into(),
             warnings: Vec::new(),
         }
+    }
+
+    /// A round-robin's schedule: a round plays every pairing once, each pairing's first engine
+    /// White in game 0, all from the round's opening; pair k of pairing p is the same unit
+    /// whichever way it is reached.
+    #[test]
+    fn a_round_plays_every_pairing_from_its_opening() {
+        let mut spec = staunton_spec(0);
+        let tc = spec.time_controls[0].clone();
+        let mut third = spec.players[1].clone();
+        third.name = "old".into();
+        spec.players.push(third);
+        spec.time_controls.push(tc);
+        spec.pairings = vec![[0, 1], [0, 2], [1, 2]];
+        spec.kind = TournamentKind::RoundRobin;
+        spec.pairs = 3 * 5;
+        spec.book = Book::load(&BookSpec {
+            file: Some(concat!(env!("CARGO_MANIFEST_DIR"), "/../../openings/quick.epd").into()),
+            ..BookSpec::default()
+        })
+        .unwrap();
+        for pairing in 0..3 {
+            assert_eq!(spec.pairs_in(pairing), 5);
+        }
+        let mut seen = BTreeSet::new();
+        for unit in 0..spec.pairs {
+            let (pairing, index) = spec.pairing_of(unit);
+            assert_eq!(spec.unit_of(pairing, index), unit);
+            assert!(seen.insert((pairing, index)));
+            assert_eq!(index, unit / 3, "round by round");
+            let [first, second] = spec.pairings[pairing];
+            assert_eq!(spec.seats(unit, 0), [first, second]);
+            assert_eq!(spec.seats(unit, 1), [second, first]);
+            // Every pairing of a round plays the round's opening, both games.
+            let round_opening = spec.opening_index(spec.unit_of(0, index), 0);
+            assert_eq!(spec.opening_index(unit, 0), round_opening);
+            assert_eq!(spec.opening_index(unit, 1), round_opening);
+        }
+        assert_eq!(seen.len(), 15);
+        let openings: BTreeSet<usize> = (0..5).map(|k| spec.opening_index(3 * k, 0)).collect();
+        assert_eq!(openings.len(), 5, "each round its own opening");
     }
 
     /// The in-memory sink plays exactly the pairs asked for, with the results the store-and-SPRT
