@@ -9,6 +9,7 @@ use arbiter_rules::uci::move_to_uci;
 use arbiter_rules::RuleSet;
 use arbiter_runner::adjudication::Adjudication;
 use arbiter_runner::builtin::BuiltinSpec;
+use arbiter_runner::config::TournamentKind;
 use arbiter_runner::openings::{Book, BookSpec};
 use arbiter_runner::outputs::export_pgn;
 use arbiter_runner::player::{PlayerKind, PlayerSpec};
@@ -36,8 +37,10 @@ fn spec(pairs: u64, concurrency: usize, nodes: u64) -> MatchSpec {
         ..TimeControl::default()
     };
     MatchSpec {
-        players: [staunton("dev", 325), staunton("base", 250)],
-        time_controls: [tc.clone(), tc],
+        players: vec![staunton("dev", 325), staunton("base", 250)],
+        time_controls: vec![tc.clone(), tc],
+        pairings: vec![[0, 1]],
+        kind: TournamentKind::Match,
         time_margin: Duration::from_millis(50),
         book: Book::load(&BookSpec {
             file: Some(book_file.into()),
@@ -271,7 +274,7 @@ async fn games_of(players: [PlayerSpec; 2]) -> Vec<(Vec<String>, &'static str)> 
     let dir = tempfile::tempdir().unwrap();
     let (store, run) = open_run(dir.path(), 4).await;
     let mut spec = spec(4, 1, 400);
-    spec.players = players;
+    spec.players = players.to_vec();
     let (tx, _rx) = mpsc::unbounded_channel();
     let (_cancel_tx, cancel) = watch::channel(false);
     let summary = run_match(Arc::new(spec), store.clone(), run, tx, cancel)
