@@ -39,6 +39,8 @@ use crate::process::{ProcessSpec, Timeouts};
 use crate::tc::{ClockSpec, TimeControl};
 use crate::tournament::MatchSpec;
 
+pub mod cutechess;
+
 /// Settings that may be given per engine or once for all (`[each]`, cutechess's `-each`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -1008,7 +1010,7 @@ mod tests {
         };
         assert!(resolve(&MINIMAL.replace("nodes = 1000", "")).contains("no limit"));
         assert!(resolve(&MINIMAL.replace("nodes = 1000", "tc = \"40/\"")).contains("tc"));
-        assert!(resolve(&MINIMAL.replace("name = \"b\"", "name = \"a\"")).contains("different"));
+        assert!(resolve(&MINIMAL.replace("name = \"b\"", "name = \"a\"")).contains("its own name"));
         assert!(
             resolve(&MINIMAL.replace("builtin = \"staunton\"", "builtin = \"x\""))
                 .contains("staunton")

@@ -16,10 +16,10 @@
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use arbiter_runner::adjudication::{DrawRule, ResignRule};
-use arbiter_runner::config::{EngineConfig, RunConfig, SprtConfig};
-use arbiter_runner::openings::{BookFormat, BookOrder, BookSpec};
-use arbiter_runner::tc::TimeControl;
+use crate::adjudication::{DrawRule, ResignRule};
+use crate::config::{EngineConfig, RunConfig, SprtConfig};
+use crate::openings::{BookFormat, BookOrder, BookSpec};
+use crate::tc::TimeControl;
 use arbiter_stats::EloModel;
 
 /// A command line read into a run.
@@ -1144,8 +1144,8 @@ fn text_value(group: &Group<'_>, expected: &str) -> Result<String, GrammarError>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arbiter_runner::config::EngineSettings;
-    use arbiter_runner::player::PlayerKind;
+    use crate::config::EngineSettings;
+    use crate::player::PlayerKind;
     use proptest::prelude::*;
     use std::collections::BTreeMap;
 
@@ -1208,7 +1208,7 @@ mod tests {
                 beta: 0.05,
                 model: "normalized".into(),
             }),
-            adjudication: arbiter_runner::config::AdjudicationConfig {
+            adjudication: crate::config::AdjudicationConfig {
                 draw: Some(DrawRule {
                     movenumber: 40,
                     movecount: 8,
@@ -1602,7 +1602,7 @@ mod tests {
     #[test]
     fn ignored_flags_and_keys_warn() {
         let extras = "-wait 500 -debug -tb /tb -tbpieces 6 \
-                      -resultformat per-color -seeds 1 -reverse \
+                      -resultformat per-color -reverse \
                       -each stderr=err.txt whitepov ponder -openings file=a.epd policy=round";
         let parsed = ok(&format!("{TWO} {extras}"));
         let warnings = parsed.warnings.join("\n");
@@ -1612,7 +1612,6 @@ mod tests {
             "-tb /tb",
             "-tbpieces 6",
             "-resultformat per-color",
-            "-seeds 1",
             "-reverse",
             "-each stderr=err.txt",
             "-each whitepov",
@@ -1621,7 +1620,7 @@ mod tests {
         ] {
             assert!(warnings.contains(needle), "{needle} in\n{warnings}");
         }
-        assert_eq!(parsed.warnings.len(), 11);
+        assert_eq!(parsed.warnings.len(), 10);
         let quiet = ok(&format!(
             "{TWO} -output format=cutechess -tournament gauntlet -variant standard"
         ));
@@ -1823,7 +1822,7 @@ mod tests {
     /// and engine key the grammar reads, accepts with a warning or refuses is named there.
     #[test]
     fn the_readme_names_every_flag_and_key() {
-        let readme = include_str!("../../../README.md");
+        let readme = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"));
         let start = readme
             .find("## cutechess-cli and fastchess flags")
             .expect("the flags section");
