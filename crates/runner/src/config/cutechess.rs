@@ -3,8 +3,8 @@
 //! `arbiter match -engine cmd=./dev name=dev -engine cmd=./base name=base -each tc=10+0.1 ...`
 //! must mean exactly what the same run written in TOML means, so this module is a pure function
 //! from the argument list to the run configuration, plus a warning for every flag, key or token
-//! that is accepted but not acted on. `RunConfig::resolve` then checks files and values exactly
-//! as it does for a TOML file.
+//! that is accepted but not acted on. `RunConfig::check` then judges the values, and
+//! `RunConfig::resolve` the files, exactly as they do for a TOML file.
 //!
 //! The grammar: a flag is a token starting with `-` (or `--`) and a letter; the tokens up to the
 //! next flag are its values, either `key=value` (split at the first `=`, so `option.Foo=a=b`
