@@ -103,7 +103,7 @@ fn configuration_errors_exit_2_and_name_the_problem() {
     .unwrap();
     let out = arbiter(&["match", "bad.toml"], dir.path());
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("exactly 2 engines"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("at least 2 engines, found 1"));
 
     std::fs::write(dir.path().join("typo.toml"), "roundz = 3\n").unwrap();
     let out = arbiter(&["match", "typo.toml"], dir.path());

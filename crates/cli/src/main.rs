@@ -4,9 +4,9 @@
 use std::io::Write;
 use std::process::ExitCode;
 
+use arbiter_runner::config::cutechess;
 use clap::{Parser, Subcommand};
 
-mod cutechess;
 mod match_cmd;
 mod perft;
 mod rate;

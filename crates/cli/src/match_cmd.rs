@@ -206,6 +206,11 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
             bail!("give a configuration file (arbiter match CONFIG.toml) or --resume RUN")
         }
     };
+    // The text is judged before anything is opened or created: a configuration that cannot
+    // run leaves no store behind.
+    if let Some(config) = &file_config {
+        config.check()?;
+    }
     let location = args
         .store
         .clone()

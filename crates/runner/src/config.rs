@@ -1,6 +1,13 @@
-//! Run configurations: the TOML file users write (`configs/*.toml`), and its resolution into
-//! a validated [`MatchSpec`]. The cutechess/fastchess command-line grammar is parsed into the
-//! same [`RunConfig`], so both front ends mean exactly the same thing.
+//! Run configurations: the TOML file users write (`configs/*.toml`) and the cutechess/fastchess
+//! command line ([`cutechess`]) both read into one [`RunConfig`], so the two front ends mean
+//! exactly the same thing.
+//!
+//! Two steps turn it into a runnable [`MatchSpec`]. [`RunConfig::check`] judges everything the
+//! text decides and touches no file and nothing of the machine, so that a coordinator can
+//! refuse a run that a worker elsewhere would play; [`CheckedConfig::resolve`] is the local
+//! step (programs and files from the configuration's folder, parameter files, the book, the
+//! memory the hash tables need), and takes check's results as they are: each rule is judged
+//! in one place.
 //!
 //! ```toml
 //! rounds = 200            # pairs; each opening is played twice with colours swapped
@@ -38,6 +45,8 @@ use crate::player::{PlayerKind, PlayerSpec};
 use crate::process::{ProcessSpec, Timeouts};
 use crate::tc::{ClockSpec, TimeControl};
 use crate::tournament::MatchSpec;
+
+pub mod cutechess;
 
 /// Settings that may be given per engine or once for all (`[each]`, cutechess's `-each`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -333,9 +342,12 @@ impl RunConfig {
         lines
     }
 
-    /// Resolves names, files and defaults into a runnable match. Relative paths are taken
-    /// from `base` (the config file's folder).
-    pub fn resolve(&self, base: &Path, seed: u64) -> Result<MatchSpec, ConfigError> {
+    /// Judges everything the text alone decides: engines and their names, who plays whom,
+    /// games, rounds, concurrency, reports, ping, every engine's limits, options and parameters,
+    /// adjudication, rules, the SPRT and the openings settings. It reads no file and asks
+    /// nothing of this machine, so a coordinator can check a run that is played elsewhere;
+    /// [`CheckedConfig::resolve`] is the local step.
+    pub fn check(&self) -> Result<CheckedConfig, ConfigError> {
         let pairings = self.pairings()?;
         let paired = match self.games {
             None | Some(2) => true,
@@ -400,14 +412,13 @@ impl RunConfig {
                 ))
             }
         };
-        self.report_settings()?;
+        let report = self.report_settings()?;
         if self.ping_ms == Some(0) {
             return Err(invalid("ping_ms", "must be at least 1 millisecond"));
         }
-        let players = (0..self.engines.len())
-            .map(|index| self.player(index, base, &mut warnings))
+        let engines = (0..self.engines.len())
+            .map(|index| self.engine(index, &mut warnings))
             .collect::<Result<Vec<_>, _>>()?;
-        check_memory(&players, concurrency, pairs)?;
         let time_controls = (0..self.engines.len())
             .map(|index| self.time_control(index))
             .collect::<Result<Vec<_>, _>>()?;
@@ -417,13 +428,10 @@ impl RunConfig {
             .filter_map(|e| e.settings.timemargin)
             .chain(self.each.timemargin)
             .max();
-        let mut book_spec = self.openings.clone();
-        book_spec.file = book_spec.file.map(|f| absolute(base, &f));
         let rules = self.rule_set()?;
-        let mut book = Book::load(&book_spec).map_err(|e| invalid("openings", e.to_string()))?;
-        book.drop_finished(rules, book_spec.skip_invalid)
+        self.openings
+            .check()
             .map_err(|e| invalid("openings", e.to_string()))?;
-        warnings.append(&mut book.warnings);
         let sprt = match &self.sprt {
             None => None,
             Some(_) if pairings.len() > 1 => {
@@ -450,25 +458,32 @@ impl RunConfig {
                 )
             }
         };
-        Ok(MatchSpec {
-            players,
+        Ok(CheckedConfig {
+            engines,
             time_controls,
             time_margin: Duration::from_millis(margin_ms.unwrap_or(50)),
-            book,
+            openings: self.openings.clone(),
             pairs,
             pairings,
             kind: self.tournament_kind()?,
             paired,
             concurrency,
+            report,
             adjudication: self.adjudication()?,
             rules,
             sprt,
             recover: self.recover.unwrap_or(true),
-            seed,
             event: self.event.clone().unwrap_or_else(|| "arbiter match".into()),
             site: self.site.clone().unwrap_or_else(|| "?".into()),
             warnings,
         })
+    }
+
+    /// [`RunConfig::check`], then the local step ([`CheckedConfig::resolve`]): programs and
+    /// files are taken from `base` (the config file's folder), and the run must fit this
+    /// machine.
+    pub fn resolve(&self, base: &Path, seed: u64) -> Result<MatchSpec, ConfigError> {
+        self.check()?.resolve(base, seed)
     }
 
     /// The kind of run: as written, or a match for two engines and a round-robin for more
@@ -668,12 +683,13 @@ impl RunConfig {
         Ok(tc)
     }
 
-    fn player(
+    /// One engine as its text describes it: program or builtin, options, parameters by name
+    /// and range, hash. Paths stay as written.
+    fn engine(
         &self,
         index: usize,
-        base: &Path,
         warnings: &mut Vec<String>,
-    ) -> Result<PlayerSpec, ConfigError> {
+    ) -> Result<CheckedEngine, ConfigError> {
         let engine = &self.engines[index];
         let field = |f: &str| format!("engine[{}].{f}", engine.name);
         let mut options: Vec<(String, String)> = self.each.options.clone().into_iter().collect();
@@ -681,7 +697,7 @@ impl RunConfig {
             options.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
             options.push((name.clone(), value.clone()));
         }
-        let kind = match (&engine.cmd, &engine.builtin) {
+        let program = match (&engine.cmd, &engine.builtin) {
             (Some(_), Some(_)) => {
                 return Err(invalid(
                     field("cmd"),
@@ -694,34 +710,26 @@ impl RunConfig {
                     "missing: the engine's program (or builtin = \"staunton\")",
                 ))
             }
-            (Some(cmd), None) => {
-                // A bare name is looked up on PATH; a path is taken from the config's folder.
-                let cmd = if cmd.components().count() > 1 {
-                    absolute(base, cmd)
-                } else {
-                    cmd.clone()
-                };
-                PlayerKind::Uci(ProcessSpec {
-                    cmd,
-                    args: engine.args.clone(),
-                    dir: engine.dir.as_ref().map(|d| absolute(base, d)),
-                    env: engine.env.clone().into_iter().collect(),
-                    options,
-                })
-            }
+            (Some(cmd), None) => Program::Uci(ProcessSpec {
+                cmd: cmd.clone(),
+                args: engine.args.clone(),
+                dir: engine.dir.clone(),
+                env: engine.env.clone().into_iter().collect(),
+                options,
+            }),
             (None, Some(builtin)) if builtin == "staunton" => {
-                let mut params = match &engine.params_file {
-                    Some(file) => staunton::Params::load(&absolute(base, file))
-                        .map_err(|e| invalid(field("params_file"), e.to_string()))?,
-                    None => staunton::Params::default(),
-                };
+                // Ranges do not depend on the values a parameter file will bring: each setting
+                // is tried on the defaults here and applied over the file when resolved.
+                let mut trial = staunton::Params::default();
+                let mut settings = Vec::new();
                 let mut hash_option = None;
                 for (name, value) in &options {
                     let option = format!("options.{name}");
-                    match builtin_option(name, value, &mut params)
+                    match builtin_option(name, value, &mut trial)
                         .map_err(|reason| invalid(field(&option), reason))?
                     {
                         BuiltinOption::Hash(mb) => hash_option = Some(mb),
+                        BuiltinOption::Param(name, value) => settings.push((name, value)),
                         BuiltinOption::Applied => {}
                         BuiltinOption::Unknown => warnings.push(format!(
                             "engine {}: option {name:?} is not one staunton declares; ignored \
@@ -732,9 +740,10 @@ impl RunConfig {
                     }
                 }
                 for (name, value) in &engine.params {
-                    params
+                    trial
                         .set(name, *value)
                         .map_err(|e| invalid(field(&format!("params.{name}")), e.to_string()))?;
+                    settings.push((name.clone(), *value));
                 }
                 let hash_mb = self.setting(index, |s| s.hash).or(hash_option).unwrap_or(1);
                 if hash_mb > MAX_BUILTIN_HASH_MB {
@@ -746,7 +755,11 @@ impl RunConfig {
                         ),
                     ));
                 }
-                PlayerKind::Builtin(Box::new(BuiltinSpec { params, hash_mb }))
+                Program::Staunton {
+                    params_file: engine.params_file.clone(),
+                    settings,
+                    hash_mb,
+                }
             }
             (None, Some(other)) => {
                 return Err(invalid(
@@ -755,9 +768,9 @@ impl RunConfig {
                 ))
             }
         };
-        Ok(PlayerSpec {
+        Ok(CheckedEngine {
             name: engine.name.clone(),
-            kind,
+            program,
             timeouts: Timeouts {
                 ping: self.ping_ms.map(Duration::from_millis),
                 ..Timeouts::default()
@@ -803,6 +816,138 @@ impl RunConfig {
     }
 }
 
+/// A run as its text decides it ([`RunConfig::check`]): everything but what needs this
+/// machine's files and memory. Engine programs, `params_file` and the book are still as
+/// written, relative to the configuration's folder.
+#[derive(Clone, Debug)]
+pub struct CheckedConfig {
+    pub engines: Vec<CheckedEngine>,
+    /// Each engine's limits, by the same index.
+    pub time_controls: Vec<TimeControl>,
+    pub time_margin: Duration,
+    pub openings: BookSpec,
+    /// Pairs over all pairings (see [`MatchSpec::pairs`]).
+    pub pairs: u64,
+    pub pairings: Vec<[usize; 2]>,
+    pub kind: TournamentKind,
+    pub paired: bool,
+    pub concurrency: usize,
+    pub report: ReportSettings,
+    pub adjudication: Adjudication,
+    pub rules: RuleSet,
+    pub sprt: Option<Sprt>,
+    pub recover: bool,
+    pub event: String,
+    pub site: String,
+    /// What will not happen as written (an odd number of single games, options the in-process
+    /// engine does not declare).
+    pub warnings: Vec<String>,
+}
+
+/// One engine of a checked run.
+#[derive(Clone, Debug)]
+pub struct CheckedEngine {
+    pub name: String,
+    pub program: Program,
+    pub timeouts: Timeouts,
+    pub restart: bool,
+}
+
+/// What plays for an engine, before the local step.
+#[derive(Clone, Debug)]
+pub enum Program {
+    /// A UCI engine: `cmd` and `dir` as written; `options` merged from `each` and the engine.
+    Uci(ProcessSpec),
+    /// The in-process staunton: parameters from `params_file` (if any), then `settings` (from
+    /// `options` and `params`, in that order, names and ranges already checked).
+    Staunton {
+        params_file: Option<PathBuf>,
+        settings: Vec<(String, i64)>,
+        hash_mb: usize,
+    },
+}
+
+impl CheckedConfig {
+    /// The local step: UCI programs given as paths and every file are taken from `base` (the
+    /// configuration's folder; a bare program name is looked up on PATH when started), the
+    /// parameter files and the book are read, and the in-process hash tables must fit this
+    /// machine's memory.
+    pub fn resolve(self, base: &Path, seed: u64) -> Result<MatchSpec, ConfigError> {
+        let mut warnings = self.warnings;
+        let players = self
+            .engines
+            .into_iter()
+            .map(|engine| engine.resolve(base))
+            .collect::<Result<Vec<_>, _>>()?;
+        check_memory(&players, self.concurrency, self.pairs)?;
+        let mut book_spec = self.openings;
+        book_spec.file = book_spec.file.map(|f| absolute(base, &f));
+        let mut book = Book::load(&book_spec).map_err(|e| invalid("openings", e.to_string()))?;
+        book.drop_finished(self.rules, book_spec.skip_invalid)
+            .map_err(|e| invalid("openings", e.to_string()))?;
+        warnings.append(&mut book.warnings);
+        Ok(MatchSpec {
+            players,
+            time_controls: self.time_controls,
+            time_margin: self.time_margin,
+            book,
+            pairs: self.pairs,
+            pairings: self.pairings,
+            kind: self.kind,
+            paired: self.paired,
+            concurrency: self.concurrency,
+            adjudication: self.adjudication,
+            rules: self.rules,
+            sprt: self.sprt,
+            recover: self.recover,
+            seed,
+            event: self.event,
+            site: self.site,
+            warnings,
+        })
+    }
+}
+
+impl CheckedEngine {
+    fn resolve(self, base: &Path) -> Result<PlayerSpec, ConfigError> {
+        let field = |f: &str| format!("engine[{}].{f}", self.name);
+        let kind = match self.program {
+            Program::Uci(mut process) => {
+                // A bare name is looked up on PATH; a path is taken from the config's folder.
+                if process.cmd.components().count() > 1 {
+                    process.cmd = absolute(base, &process.cmd);
+                }
+                process.dir = process.dir.map(|d| absolute(base, &d));
+                PlayerKind::Uci(process)
+            }
+            Program::Staunton {
+                params_file,
+                settings,
+                hash_mb,
+            } => {
+                let mut params = match &params_file {
+                    Some(file) => staunton::Params::load(&absolute(base, file))
+                        .map_err(|e| invalid(field("params_file"), e.to_string()))?,
+                    None => staunton::Params::default(),
+                };
+                for (name, value) in &settings {
+                    // Names and ranges were checked; a file cannot change either.
+                    params
+                        .set(name, *value)
+                        .map_err(|e| invalid(field(&format!("params.{name}")), e.to_string()))?;
+                }
+                PlayerKind::Builtin(Box::new(BuiltinSpec { params, hash_mb }))
+            }
+        };
+        Ok(PlayerSpec {
+            name: self.name,
+            kind,
+            timeouts: self.timeouts,
+            restart: self.restart,
+        })
+    }
+}
+
 /// Most games in flight at once. Each holds two engines (for UCI engines two processes, each
 /// with its pipes and a reader thread; in process two hash tables): past a few thousand a
 /// machine runs out of threads, descriptors or memory long before it runs out of cores.
@@ -821,11 +966,13 @@ pub const MAX_NAME_LEN: usize = 256;
 /// What an in-process staunton made of one `options` entry.
 enum BuiltinOption {
     Hash(usize),
+    /// A parameter by its canonical name, its value in range.
+    Param(String, i64),
     Applied,
     Unknown,
 }
 
-/// Applies a UCI option to the in-process staunton as its UCI loop would: `Hash` in MB,
+/// Reads a UCI option for the in-process staunton as its UCI loop would: `Hash` in MB,
 /// `Threads` (one only), `Move Overhead`, and every parameter by name. A value it cannot take is
 /// an error, as a GUI's `setoption` would be refused; an option it does not declare is reported
 /// by the caller, like an undeclared option of a UCI engine.
@@ -864,7 +1011,7 @@ fn builtin_option(
         Some((_, spec)) => {
             let n = number("a whole number")?;
             params.set(spec.name, n).map_err(|e| e.to_string())?;
-            Ok(BuiltinOption::Applied)
+            Ok(BuiltinOption::Param(spec.name.to_owned(), n))
         }
         None => Ok(BuiltinOption::Unknown),
     }
@@ -1008,7 +1155,7 @@ mod tests {
         };
         assert!(resolve(&MINIMAL.replace("nodes = 1000", "")).contains("no limit"));
         assert!(resolve(&MINIMAL.replace("nodes = 1000", "tc = \"40/\"")).contains("tc"));
-        assert!(resolve(&MINIMAL.replace("name = \"b\"", "name = \"a\"")).contains("different"));
+        assert!(resolve(&MINIMAL.replace("name = \"b\"", "name = \"a\"")).contains("its own name"));
         assert!(
             resolve(&MINIMAL.replace("builtin = \"staunton\"", "builtin = \"x\""))
                 .contains("staunton")
@@ -1081,6 +1228,77 @@ mod tests {
         let config = RunConfig::parse(&section("[adjudication]\nmaxmoves = 0"), "t").unwrap();
         let spec = config.resolve(Path::new("."), 1).unwrap();
         assert_eq!(spec.adjudication.maxmoves, None);
+    }
+
+    /// Issue 11: a run is judged from its text alone, so a coordinator can check what another
+    /// machine will play. Files that do not exist here check fine and are only looked at when
+    /// resolved, where the error names them; so is the memory the hash tables need.
+    #[test]
+    fn check_reads_no_file_and_resolve_names_the_missing_one() {
+        let missing = |file: &str| {
+            MINIMAL.replace(
+                "name = \"b\"\n        cmd = \"stockfish\"",
+                &format!(
+                    "name = \"b\"\n        builtin = \"staunton\"\n        params_file = {file:?}"
+                ),
+            )
+        };
+        for (text, named) in [
+            (missing("no/such/params.toml"), "params.toml"),
+            (
+                format!("{MINIMAL}\n[openings]\nfile = \"no/such/book.epd\""),
+                "book.epd",
+            ),
+        ] {
+            let config = RunConfig::parse(&text, "t").unwrap();
+            let checked = config.check().unwrap_or_else(|e| panic!("{e}\n{text}"));
+            let err = checked
+                .resolve(Path::new("/nonexistent-folder"), 1)
+                .map(|_| ())
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(named), "{named}: {err}");
+        }
+        // A program given as a path stays as written until resolved from the config's folder.
+        let uci = RunConfig::parse(&MINIMAL.replace("\"stockfish\"", "\"bin/engine\""), "t")
+            .unwrap()
+            .check()
+            .unwrap();
+        assert!(
+            matches!(&uci.engines[1].program, Program::Uci(p) if p.cmd == Path::new("bin/engine"))
+        );
+        let spec = uci.resolve(Path::new("/runs"), 1).unwrap();
+        assert!(
+            matches!(&spec.players[1].kind, PlayerKind::Uci(p) if p.cmd == Path::new("/runs/bin/engine"))
+        );
+        // Hash tables that need more memory than any machine has: the text is fine, the
+        // machine is not.
+        let huge = MINIMAL
+            .replace("nodes = 1000", "nodes = 1000\nhash = 32768")
+            .replace("rounds = 10", "rounds = 10\nconcurrency = 4096");
+        let config = RunConfig::parse(&huge, "t").unwrap();
+        let checked = config.check().unwrap();
+        let err = checked.resolve(Path::new("."), 1).map(|_| ()).unwrap_err();
+        assert!(err.to_string().contains("cannot fit"), "{err}");
+        // What the text gets wrong is found without the local step, and the same error
+        // comes out of resolve.
+        for text in [
+            format!("{MINIMAL}\n[openings]\nfile = \"x.epd\"\nodds = \"knight\""),
+            format!("{MINIMAL}\n[openings]\nodds = \"bishop\""),
+            MINIMAL.replace(
+                "builtin = \"staunton\"",
+                "builtin = \"staunton\"\nparams = { knight_mg = 99999 }",
+            ),
+        ] {
+            let config = RunConfig::parse(&text, "t").unwrap();
+            let checked = config.check().map(|_| ()).unwrap_err().to_string();
+            let resolved = config
+                .resolve(Path::new("."), 1)
+                .map(|_| ())
+                .unwrap_err()
+                .to_string();
+            assert_eq!(checked, resolved);
+        }
     }
 
     /// Issue 9, item 4: a misspelt key in `[openings]` is an error naming it, as in every other

@@ -9,6 +9,9 @@
 //! one interface; [`tc`] and [`adjudication`] are the clocks and the score-based rules;
 //! [`openings`] loads books and picks pair `k`'s opening from the seed; [`game`] plays one
 //! game. Faults of engines are ordinary outcomes at every layer, never errors that stop a run.
+//! Above them, [`config`] reads a run (TOML, or cutechess/fastchess flags in
+//! [`config::cutechess`]), checks it from its text alone, and resolves it on the machine that
+//! plays it into a [`tournament::MatchSpec`].
 
 // A library speaks through its caller (events, writers, errors); the terminal is the binary's.
 #![warn(clippy::print_stdout, clippy::print_stderr)]

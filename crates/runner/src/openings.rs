@@ -83,6 +83,19 @@ pub struct BookSpec {
     pub odds: Option<String>,
 }
 
+impl BookSpec {
+    /// What can be judged without the file: a book and odds together, and the odds' name.
+    pub fn check(&self) -> Result<(), BookError> {
+        match (&self.file, &self.odds) {
+            (Some(_), Some(_)) => Err(BookError::FileAndOdds),
+            (None, Some(odds)) if Odds::from_name(odds).is_none() => {
+                Err(BookError::Odds(odds.clone()))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
 /// A book entry that cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BookError {
@@ -125,8 +138,8 @@ impl Book {
     /// position.
     pub fn load(spec: &BookSpec) -> Result<Book, BookError> {
         let mut warnings = Vec::new();
+        spec.check()?;
         let openings = match (&spec.file, &spec.odds) {
-            (Some(_), Some(_)) => return Err(BookError::FileAndOdds),
             (None, Some(odds)) => {
                 let odds = Odds::from_name(odds).ok_or_else(|| BookError::Odds(odds.clone()))?;
                 vec![Opening {
@@ -135,7 +148,8 @@ impl Book {
                     source: format!("odds:{}", odds.name()),
                 }]
             }
-            (Some(path), None) => {
+            // `check` refused a file with odds.
+            (Some(path), _) => {
                 let format = spec.format.unwrap_or_else(|| guess_format(path));
                 match format {
                     BookFormat::Epd => read_epd(path, spec.skip_invalid, &mut warnings)?,

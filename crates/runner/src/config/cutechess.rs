@@ -3,8 +3,8 @@
 //! `arbiter match -engine cmd=./dev name=dev -engine cmd=./base name=base -each tc=10+0.1 ...`
 //! must mean exactly what the same run written in TOML means, so this module is a pure function
 //! from the argument list to the run configuration, plus a warning for every flag, key or token
-//! that is accepted but not acted on. `RunConfig::resolve` then checks files and values exactly
-//! as it does for a TOML file.
+//! that is accepted but not acted on. `RunConfig::check` then judges the values, and
+//! `RunConfig::resolve` the files, exactly as they do for a TOML file.
 //!
 //! The grammar: a flag is a token starting with `-` (or `--`) and a letter; the tokens up to the
 //! next flag are its values, either `key=value` (split at the first `=`, so `option.Foo=a=b`
@@ -16,10 +16,10 @@
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use arbiter_runner::adjudication::{DrawRule, ResignRule};
-use arbiter_runner::config::{EngineConfig, RunConfig, SprtConfig};
-use arbiter_runner::openings::{BookFormat, BookOrder, BookSpec};
-use arbiter_runner::tc::TimeControl;
+use crate::adjudication::{DrawRule, ResignRule};
+use crate::config::{EngineConfig, RunConfig, SprtConfig};
+use crate::openings::{BookFormat, BookOrder, BookSpec};
+use crate::tc::TimeControl;
 use arbiter_stats::EloModel;
 
 /// A command line read into a run.
@@ -116,104 +116,416 @@ pub fn parse(args: &[String]) -> Result<Parsed, GrammarError> {
     parser.finish()
 }
 
-/// Every flag [`Parser::apply`] handles itself; the ignored ones are in [`IGNORED_FLAGS`].
-const FLAGS: &[&str] = &[
-    "-engine",
-    "-each",
-    "-games",
-    "-rounds",
-    "-repeat",
-    "-concurrency",
-    "-recover",
-    "-srand",
-    "-event",
-    "-site",
-    "-openings",
-    "-pgnout",
-    "-jsonl",
-    "-epdout",
-    "-store",
-    "-sprt",
-    "-draw",
-    "-resign",
-    "-maxmoves",
-    "-tournament",
-    "-seeds",
-    "-variant",
-    "-output",
-    "-ratinginterval",
-    "-scoreinterval",
-    "-ping-ms",
-    "-report",
-    "-noswap",
-    "-config",
-    "-quick",
+/// What a flag or key does: read, accepted with a warning, or refused.
+enum Action<H> {
+    Read(H),
+    /// Accepted, changing nothing; the warning gives this reason.
+    Ignored(&'static str),
+    /// Well formed but not something arbiter plays; the error gives this reason.
+    Rejected(&'static str),
+}
+
+#[cfg(test)]
+impl<H> Action<H> {
+    /// What the action does, without its reader.
+    fn kind(&self) -> Action<()> {
+        match *self {
+            Action::Read(_) => Action::Read(()),
+            Action::Ignored(reason) => Action::Ignored(reason),
+            Action::Rejected(reason) => Action::Rejected(reason),
+        }
+    }
+}
+
+/// Reads one flag's values into the parser.
+type FlagReader = for<'a> fn(&mut Parser<'a>, &Group<'a>) -> Result<(), GrammarError>;
+
+/// A flag of the grammar. [`FLAGS`] is the grammar's one list: dispatch, the ignored-flag
+/// warnings, "did you mean" and the README test all read it.
+struct Flag {
+    name: &'static str,
+    action: Action<FlagReader>,
+}
+
+const fn read(name: &'static str, reader: FlagReader) -> Flag {
+    Flag {
+        name,
+        action: Action::Read(reader),
+    }
+}
+
+const fn ignored(name: &'static str, reason: &'static str) -> Flag {
+    Flag {
+        name,
+        action: Action::Ignored(reason),
+    }
+}
+
+const fn rejected(name: &'static str, reason: &'static str) -> Flag {
+    Flag {
+        name,
+        action: Action::Rejected(reason),
+    }
+}
+
+/// Every flag, in the order "did you mean" prefers them.
+const FLAGS: &[Flag] = &[
+    read("-engine", |p, g| p.engine(g)),
+    read("-each", |p, g| p.each(g)),
+    read("-games", |p, g| {
+        let token = g.one("the number of games per round: 1 or 2")?;
+        let games = g.number(token, token.text, "1 or 2")?;
+        p.games = Some((token, games));
+        Ok(())
+    }),
+    read("-rounds", |p, g| {
+        let token = g.one("the number of rounds")?;
+        let expected = "a number of rounds, at least 1";
+        p.rounds = Some(g.positive(token, token.text, expected)?);
+        Ok(())
+    }),
+    read("-repeat", |p, g| p.repeat(g)),
+    read("-concurrency", |p, g| {
+        let token = g.one("the number of games in flight")?;
+        let expected = "a number of games in flight, at least 1";
+        p.config.concurrency = Some(g.positive(token, token.text, expected)?);
+        Ok(())
+    }),
+    read("-recover", |p, g| {
+        g.bare()?;
+        p.config.recover = Some(true);
+        Ok(())
+    }),
+    read("-srand", |p, g| {
+        let token = g.one("the random seed")?;
+        let expected = "a whole number from 0 to 2^64-1";
+        p.config.seed = Some(g.number(token, token.text, expected)?);
+        Ok(())
+    }),
+    read("-event", |p, g| {
+        p.config.event = Some(text_value(g, "the event name")?);
+        Ok(())
+    }),
+    read("-site", |p, g| {
+        p.config.site = Some(text_value(g, "the site name")?);
+        Ok(())
+    }),
+    read("-openings", |p, g| p.openings(g)),
+    read("-pgnout", |p, g| p.pgnout(g)),
+    read("-jsonl", |p, g| {
+        let token = g.one("the JSON lines file: -jsonl FILE or -jsonl file=FILE")?;
+        let file = token.text.strip_prefix("file=").unwrap_or(token.text);
+        p.config.jsonl = Some(PathBuf::from(file));
+        Ok(())
+    }),
+    read("-epdout", |p, g| {
+        let token = g.one("the EPD file: -epdout FILE or -epdout file=FILE")?;
+        let file = token.text.strip_prefix("file=").unwrap_or(token.text);
+        p.config.epdout = Some(PathBuf::from(file));
+        Ok(())
+    }),
+    read("-store", |p, g| {
+        // Taken literally: a postgres:// URL may contain '='.
+        let token = g.one("the store: a SQLite file or a postgres:// URL")?;
+        p.config.store = Some(token.text.to_owned());
+        Ok(())
+    }),
+    read("-sprt", |p, g| p.sprt(g)),
+    read("-draw", |p, g| p.draw(g)),
+    read("-resign", |p, g| p.resign(g)),
+    read("-maxmoves", |p, g| {
+        let token = g.one("the number of full moves")?;
+        let moves: u32 = g.number(token, token.text, "a number of full moves")?;
+        // cutechess: "This limit is not in action if set to zero."
+        p.config.adjudication.maxmoves = (moves > 0).then_some(moves);
+        Ok(())
+    }),
+    read("-tournament", |p, g| {
+        let token = g.one("the tournament type")?;
+        let kind = match token.text {
+            "round-robin" | "roundrobin" => "round-robin",
+            "gauntlet" => "gauntlet",
+            "knockout" | "pyramid" => {
+                return Err(g.rejected(
+                    token,
+                    "knockout and pyramid tournaments are not supported: use round-robin or \
+                     gauntlet",
+                ))
+            }
+            _ => return Err(g.invalid(token, "round-robin or gauntlet")),
+        };
+        p.config.tournament = Some(kind.to_owned());
+        Ok(())
+    }),
+    read("-seeds", |p, g| {
+        let token = g.one("the number of gauntlet seeds")?;
+        let expected = "a number of seeds, at least 1";
+        p.config.seeds = Some(g.positive(token, token.text, expected)?);
+        Ok(())
+    }),
+    read("-variant", |_, g| {
+        let token = g.one("the variant")?;
+        if !token.text.eq_ignore_ascii_case("standard") {
+            return Err(g.rejected(token, "only standard chess is supported"));
+        }
+        Ok(())
+    }),
+    read("-output", |p, g| p.output(g)),
+    read("-ratinginterval", |p, g| {
+        let token = g.one("the games between rating reports (0: only at the end)")?;
+        let expected = "a number of games, 0 or more";
+        p.config.ratinginterval = Some(g.number(token, token.text, expected)?);
+        Ok(())
+    }),
+    read("-scoreinterval", |p, g| {
+        let token = g.one("the games between score lines (0: none)")?;
+        let expected = "a number of games, 0 or more";
+        p.config.scoreinterval = Some(g.number(token, token.text, expected)?);
+        Ok(())
+    }),
+    read("-ping-ms", |p, g| {
+        let token = g.one("the milliseconds an engine has to answer isready")?;
+        let expected = "a number of milliseconds, at least 1";
+        p.config.ping_ms = Some(g.positive(token, token.text, expected)?);
+        Ok(())
+    }),
+    read("-report", |p, g| {
+        for pair in g.pairs() {
+            match pair.key {
+                "penta" => p.config.report_penta = Some(g.boolean(&pair)?),
+                _ => return Err(g.unknown_key(&pair, REPORT_KEYS)),
+            }
+        }
+        Ok(())
+    }),
+    rejected(
+        "-noswap",
+        "arbiter always swaps colours within a pair: that is what makes a pair a fair comparison",
+    ),
+    rejected(
+        "-config",
+        "fastchess JSON configurations are not read: write the run as TOML (arbiter match \
+         FILE.toml)",
+    ),
+    rejected(
+        "-quick",
+        "not supported: give -engine cmd=... twice, -openings file=... and -each tc=...",
+    ),
+    ignored(
+        "-livepgnout",
+        "the -pgnout file is rewritten as pairs finish",
+    ),
+    ignored(
+        "-outcomeinterval",
+        "the progress line shows score, Elo and LLR after every pair",
+    ),
+    ignored(
+        "-resultformat",
+        "result lines always use cutechess's format",
+    ),
+    ignored("-wait", "a game starts as soon as a slot is free"),
+    ignored("-debug", "engine input and output are not echoed"),
+    ignored("-log", "log files are not supported yet"),
+    ignored("-tb", TABLEBASES),
+    ignored("-tbpieces", TABLEBASES),
+    ignored("-tbignore50", TABLEBASES),
+    ignored("-tbadjudicate", TABLEBASES),
+    ignored("-bookmode", "Polyglot books are not supported"),
+    ignored(
+        "-reverse",
+        "each pair plays its opening with both colour orders anyway",
+    ),
+    ignored(
+        "-autosaveinterval",
+        "every finished pair is committed to the store",
+    ),
+    ignored("-use-affinity", "engines are not pinned to CPUs"),
+    ignored("-show-latency", "latency is recorded with every move"),
+    ignored("-force-concurrency", "-concurrency is used as given"),
+    ignored("-crc32", "no checksums are computed"),
+    ignored("-testEnv", "there is no test-environment mode"),
 ];
 
-/// Flags accepted with a warning, and why they change nothing.
-#[rustfmt::skip]
-const IGNORED_FLAGS: &[(&str, &str)] = &[
-    ("-livepgnout", "the -pgnout file is rewritten as pairs finish"),
-    ("-outcomeinterval", "the progress line shows score, Elo and LLR after every pair"),
-    ("-resultformat", "result lines always use cutechess's format"),
-    ("-wait", "a game starts as soon as a slot is free"),
-    ("-debug", "engine input and output are not echoed"),
-    ("-log", "log files are not supported yet"),
-    ("-tb", "tablebase adjudication is not supported; games are played out"),
-    ("-tbpieces", "tablebase adjudication is not supported; games are played out"),
-    ("-tbignore50", "tablebase adjudication is not supported; games are played out"),
-    ("-tbadjudicate", "tablebase adjudication is not supported; games are played out"),
-    ("-bookmode", "Polyglot books are not supported"),
-    ("-reverse", "each pair plays its opening with both colour orders anyway"),
-    ("-autosaveinterval", "every finished pair is committed to the store"),
-    ("-use-affinity", "engines are not pinned to CPUs"),
-    ("-show-latency", "latency is recorded with every move"),
-    ("-force-concurrency", "-concurrency is used as given"),
-    ("-crc32", "no checksums are computed"),
-    ("-testEnv", "there is no test-environment mode"),
+const TABLEBASES: &str = "tablebase adjudication is not supported; games are played out";
+
+/// Reads one `-engine`/`-each` key into the engine.
+type KeyReader = for<'a> fn(&Group<'a>, &mut EngineConfig, &Pair<'a>) -> Result<(), GrammarError>;
+
+/// A key of `-engine` and `-each`; `NAME` in a key stands for any suffix (`option.Hash`).
+struct EngineKey {
+    name: &'static str,
+    action: Action<KeyReader>,
+}
+
+const fn key(name: &'static str, reader: KeyReader) -> EngineKey {
+    EngineKey {
+        name,
+        action: Action::Read(reader),
+    }
+}
+
+const fn ignored_key(name: &'static str, reason: &'static str) -> EngineKey {
+    EngineKey {
+        name,
+        action: Action::Ignored(reason),
+    }
+}
+
+/// Every engine key, in the order the unknown-key error lists them.
+const ENGINE_KEYS: &[EngineKey] = &[
+    key("cmd", |g, e, pair| match g.value_of(pair)? {
+        "" => Err(g.invalid(pair.token, "cmd=COMMAND")),
+        value => {
+            e.cmd = Some(PathBuf::from(value));
+            Ok(())
+        }
+    }),
+    key("name", |g, e, pair| match g.value_of(pair)? {
+        "" => Err(g.invalid(pair.token, "name=NAME")),
+        value => {
+            e.name = value.to_owned();
+            Ok(())
+        }
+    }),
+    key("dir", |g, e, pair| {
+        e.dir = Some(PathBuf::from(g.value_of(pair)?));
+        Ok(())
+    }),
+    key("arg", |g, e, pair| {
+        e.args.push(g.value_of(pair)?.to_owned());
+        Ok(())
+    }),
+    key("args", |g, e, pair| {
+        let args = split_args(g.value_of(pair)?).ok_or_else(|| {
+            g.invalid(pair.token, "args=\"ARG1 ARG2\" with balanced double quotes")
+        })?;
+        e.args.extend(args);
+        Ok(())
+    }),
+    key("proto", |g, _, pair| {
+        if g.value_of(pair)?.eq_ignore_ascii_case("uci") {
+            return Ok(());
+        }
+        Err(g.invalid(
+            pair.token,
+            "proto=uci (arbiter speaks UCI only; xboard is not supported)",
+        ))
+    }),
+    key("tc", |g, e, pair| {
+        e.settings.tc = Some(time_control(g, pair.token, g.value_of(pair)?)?);
+        Ok(())
+    }),
+    key("st", |g, e, pair| {
+        let st = TimeControl::parse_movetime(g.value_of(pair)?)
+            .map_err(|err| g.rejected(pair.token, err.to_string()))?;
+        e.settings.st = Some(st.as_secs_f64());
+        Ok(())
+    }),
+    key("nodes", |g, e, pair| {
+        let value = g.value_of(pair)?;
+        e.settings.nodes = Some(g.positive(pair.token, value, "nodes=N, N at least 1")?);
+        Ok(())
+    }),
+    key("depth", depth),
+    key("plies", depth),
+    key("timemargin", |g, e, pair| {
+        e.settings.timemargin = Some(g.pair_number(pair, "timemargin=MILLISECONDS")?);
+        Ok(())
+    }),
+    key("option.NAME", |g, e, pair| {
+        let name = &pair.key["option.".len()..];
+        if name.is_empty() {
+            return Err(g.invalid(pair.token, "option.NAME=VALUE with a non-empty NAME"));
+        }
+        let value = g.value_of(pair)?;
+        e.settings.options.insert(name.to_owned(), value.to_owned());
+        Ok(())
+    }),
+    key("restart", |g, e, pair| {
+        e.settings.restart = match g.value_of(pair)? {
+            "on" => Some(true),
+            "off" => Some(false),
+            // cutechess's default: the runner restarts an engine when it has to.
+            "auto" => None,
+            _ => return Err(g.invalid(pair.token, "restart=on, restart=off or restart=auto")),
+        };
+        Ok(())
+    }),
+    key("builtin", |g, e, pair| {
+        e.builtin = Some(g.value_of(pair)?.to_owned());
+        Ok(())
+    }),
+    key("params", |g, e, pair| {
+        e.params_file = Some(PathBuf::from(g.value_of(pair)?));
+        Ok(())
+    }),
+    key("param.NAME", |g, e, pair| {
+        let name = &pair.key["param.".len()..];
+        if name.is_empty() {
+            return Err(g.invalid(pair.token, "param.NAME=INTEGER with a non-empty NAME"));
+        }
+        let value = g.pair_number(pair, "param.NAME=INTEGER")?;
+        e.params.insert(name.to_owned(), value);
+        Ok(())
+    }),
+    // 0 is staunton's minimal 64 KiB table, for thousands of games in flight.
+    key("hash", |g, e, pair| {
+        e.settings.hash = Some(g.pair_number(pair, "hash=MEGABYTES (0 for 64 KiB)")?);
+        Ok(())
+    }),
+    ignored_key("initstr", "arbiter sends engines nothing but UCI commands"),
+    ignored_key("stderr", "engine stderr is not redirected to a file"),
+    ignored_key(
+        "trust",
+        "every result is decided by arbiter's rules, not engine claims",
+    ),
+    ignored_key(
+        "whitepov",
+        "UCI scores are always from the engine's point of view",
+    ),
+    ignored_key("ponder", "pondering is not supported"),
+    ignored_key(
+        "book",
+        "engine-side Polyglot books are not supported; use -openings",
+    ),
+    ignored_key(
+        "bookdepth",
+        "engine-side Polyglot books are not supported; use -openings",
+    ),
+    EngineKey {
+        name: "conf",
+        action: Action::Rejected(
+            "conf=NAME reads Cute Chess's engines.json, which arbiter does not: give cmd= and \
+             name= (or write the run as TOML)",
+        ),
+    },
 ];
 
-/// Keys of `-engine` and `-each`; `NAME` stands for any suffix.
-const ENGINE_KEYS: &[&str] = &[
-    "cmd",
-    "name",
-    "dir",
-    "arg",
-    "args",
-    "proto",
-    "tc",
-    "st",
-    "nodes",
-    "depth",
-    "plies",
-    "timemargin",
-    "option.NAME",
-    "restart",
-    "builtin",
-    "params",
-    "param.NAME",
-    "hash",
-    "initstr",
-    "stderr",
-    "trust",
-    "whitepov",
-    "ponder",
-    "book",
-    "bookdepth",
-    "conf",
-];
+/// `depth=N` and cutechess's `plies=N`.
+fn depth<'a>(
+    group: &Group<'a>,
+    engine: &mut EngineConfig,
+    pair: &Pair<'a>,
+) -> Result<(), GrammarError> {
+    let expected = format!("{}=N plies, N at least 1", pair.key);
+    let value = group.value_of(pair)?;
+    engine.settings.depth = Some(group.positive(pair.token, value, &expected)?);
+    Ok(())
+}
 
-/// Engine keys accepted with a warning, and why they change nothing.
-#[rustfmt::skip]
-const IGNORED_ENGINE_KEYS: &[(&str, &str)] = &[
-    ("initstr", "arbiter sends engines nothing but UCI commands"),
-    ("stderr", "engine stderr is not redirected to a file"),
-    ("trust", "every result is decided by arbiter's rules, not engine claims"),
-    ("whitepov", "UCI scores are always from the engine's point of view"),
-    ("ponder", "pondering is not supported"),
-    ("book", "engine-side Polyglot books are not supported; use -openings"),
-    ("bookdepth", "engine-side Polyglot books are not supported; use -openings"),
-];
+impl EngineKey {
+    /// Whether `key` is this key: its name, or for a `NAME` key its prefix and a dot.
+    fn matches(&self, key: &str) -> bool {
+        match self.name.strip_suffix("NAME") {
+            Some(prefix) => key.starts_with(prefix),
+            None => key == self.name,
+        }
+    }
+}
+
+fn engine_key_names() -> Vec<&'static str> {
+    ENGINE_KEYS.iter().map(|k| k.name).collect()
+}
 
 const OPENINGS_KEYS: &[&str] = &[
     "file",
@@ -450,11 +762,7 @@ fn nearest<'c>(word: &str, candidates: impl IntoIterator<Item = &'c str>) -> Opt
 }
 
 fn nearest_flag(flag: &str) -> Option<String> {
-    let all = FLAGS
-        .iter()
-        .copied()
-        .chain(IGNORED_FLAGS.iter().map(|&(f, _)| f));
-    nearest(flag, all).map(str::to_owned)
+    nearest(flag, FLAGS.iter().map(|f| f.name)).map(str::to_owned)
 }
 
 /// For `opton.Hash` suggests `option.Hash`: `NAME` keys are compared by their prefix.
@@ -513,89 +821,20 @@ fn engine_key<'a>(
     pair: &Pair<'a>,
     warnings: &mut Vec<String>,
 ) -> Result<(), GrammarError> {
-    if let Some(&(_, reason)) = IGNORED_ENGINE_KEYS.iter().find(|&&(k, _)| k == pair.key) {
-        warnings.push(group.ignored(pair.token, reason));
-        return Ok(());
-    }
-    let settings = &mut engine.settings;
-    if let Some(name) = pair.key.strip_prefix("option.") {
-        if name.is_empty() {
-            return Err(group.invalid(pair.token, "option.NAME=VALUE with a non-empty NAME"));
-        }
-        let value = group.value_of(pair)?;
-        settings.options.insert(name.to_owned(), value.to_owned());
-        return Ok(());
-    }
-    if let Some(name) = pair.key.strip_prefix("param.") {
-        if name.is_empty() {
-            return Err(group.invalid(pair.token, "param.NAME=INTEGER with a non-empty NAME"));
-        }
-        let value = group.pair_number(pair, "param.NAME=INTEGER")?;
-        engine.params.insert(name.to_owned(), value);
-        return Ok(());
-    }
-    let token = pair.token;
-    let value = match pair.value {
-        Some(value) if ENGINE_KEYS.contains(&pair.key) => value,
-        _ if !ENGINE_KEYS.contains(&pair.key) => return Err(group.unknown_key(pair, ENGINE_KEYS)),
-        _ => return Err(group.invalid(token, format!("{}=VALUE", pair.key))),
+    let Some(key) = ENGINE_KEYS.iter().find(|k| k.matches(pair.key)) else {
+        return Err(group.unknown_key(pair, &engine_key_names()));
     };
-    match pair.key {
-        "cmd" if value.is_empty() => return Err(group.invalid(token, "cmd=COMMAND")),
-        "cmd" => engine.cmd = Some(PathBuf::from(value)),
-        "name" if value.is_empty() => return Err(group.invalid(token, "name=NAME")),
-        "name" => engine.name = value.to_owned(),
-        "dir" => engine.dir = Some(PathBuf::from(value)),
-        "arg" => engine.args.push(value.to_owned()),
-        "args" => engine.args.extend(split_args(value).ok_or_else(|| {
-            group.invalid(token, "args=\"ARG1 ARG2\" with balanced double quotes")
-        })?),
-        "proto" if value.eq_ignore_ascii_case("uci") => {}
-        "proto" => {
-            return Err(group.invalid(
-                token,
-                "proto=uci (arbiter speaks UCI only; xboard is not supported)",
-            ))
+    match key.action {
+        Action::Read(read) => read(group, engine, pair),
+        Action::Ignored(reason) => {
+            warnings.push(group.ignored(pair.token, reason));
+            Ok(())
         }
-        "tc" => settings.tc = Some(time_control(group, token, value)?),
-        "st" => {
-            let st = TimeControl::parse_movetime(value)
-                .map_err(|e| group.rejected(token, e.to_string()))?;
-            settings.st = Some(st.as_secs_f64());
+        Action::Rejected(reason) => {
+            group.value_of(pair)?;
+            Err(group.rejected(pair.token, reason))
         }
-        "nodes" => settings.nodes = Some(group.positive(token, value, "nodes=N, N at least 1")?),
-        "depth" | "plies" => {
-            let expected = format!("{}=N plies, N at least 1", pair.key);
-            settings.depth = Some(group.positive(token, value, &expected)?);
-        }
-        "timemargin" => {
-            settings.timemargin = Some(group.number(token, value, "timemargin=MILLISECONDS")?)
-        }
-        "restart" => {
-            settings.restart = match value {
-                "on" => Some(true),
-                "off" => Some(false),
-                // cutechess's default: the runner restarts an engine when it has to.
-                "auto" => None,
-                _ => return Err(group.invalid(token, "restart=on, restart=off or restart=auto")),
-            }
-        }
-        "builtin" => engine.builtin = Some(value.to_owned()),
-        "params" => engine.params_file = Some(PathBuf::from(value)),
-        // 0 is staunton's minimal 64 KiB table, for thousands of games in flight.
-        "hash" => {
-            settings.hash = Some(group.number(token, value, "hash=MEGABYTES (0 for 64 KiB)")?)
-        }
-        "conf" => {
-            return Err(group.rejected(
-                token,
-                "conf=NAME reads Cute Chess's engines.json, which arbiter does not: give cmd= and \
-                 name= (or write the run as TOML)",
-            ))
-        }
-        _ => return Err(group.unknown_key(pair, ENGINE_KEYS)),
     }
-    Ok(())
 }
 
 /// Gives `engine` what `-each` said about the program and it did not.
@@ -655,156 +894,29 @@ impl<'a> Parser<'a> {
             ));
         }
         self.seen.push(name);
-        match name {
-            "-engine" => self.engine(group)?,
-            "-each" => self.each(group)?,
-            "-games" => {
-                let token = group.one("the number of games per round: 1 or 2")?;
-                let games = group.number(token, token.text, "1 or 2")?;
-                self.games = Some((token, games));
-            }
-            "-rounds" => {
-                let token = group.one("the number of rounds")?;
-                let expected = "a number of rounds, at least 1";
-                self.rounds = Some(group.positive(token, token.text, expected)?);
-            }
-            "-repeat" => self.repeat(group)?,
-            "-concurrency" => {
-                let token = group.one("the number of games in flight")?;
-                let expected = "a number of games in flight, at least 1";
-                self.config.concurrency = Some(group.positive(token, token.text, expected)?);
-            }
-            "-recover" => {
-                group.bare()?;
-                self.config.recover = Some(true);
-            }
-            "-srand" => {
-                let token = group.one("the random seed")?;
-                let expected = "a whole number from 0 to 2^64-1";
-                self.config.seed = Some(group.number(token, token.text, expected)?);
-            }
-            "-event" => self.config.event = Some(text_value(group, "the event name")?),
-            "-site" => self.config.site = Some(text_value(group, "the site name")?),
-            "-openings" => self.openings(group)?,
-            "-pgnout" => self.pgnout(group)?,
-            "-jsonl" => {
-                let token = group.one("the JSON lines file: -jsonl FILE or -jsonl file=FILE")?;
-                let file = token.text.strip_prefix("file=").unwrap_or(token.text);
-                self.config.jsonl = Some(PathBuf::from(file));
-            }
-            "-epdout" => {
-                let token = group.one("the EPD file: -epdout FILE or -epdout file=FILE")?;
-                let file = token.text.strip_prefix("file=").unwrap_or(token.text);
-                self.config.epdout = Some(PathBuf::from(file));
-            }
-            "-store" => {
-                // Taken literally: a postgres:// URL may contain '='.
-                let token = group.one("the store: a SQLite file or a postgres:// URL")?;
-                self.config.store = Some(token.text.to_owned());
-            }
-            "-sprt" => self.sprt(group)?,
-            "-draw" => self.draw(group)?,
-            "-resign" => self.resign(group)?,
-            "-maxmoves" => {
-                let token = group.one("the number of full moves")?;
-                let moves: u32 = group.number(token, token.text, "a number of full moves")?;
-                // cutechess: "This limit is not in action if set to zero."
-                self.config.adjudication.maxmoves = (moves > 0).then_some(moves);
-            }
-            "-tournament" => {
-                let token = group.one("the tournament type")?;
-                let kind = match token.text {
-                    "round-robin" | "roundrobin" => "round-robin",
-                    "gauntlet" => "gauntlet",
-                    "knockout" | "pyramid" => {
-                        return Err(group.rejected(
-                            token,
-                            "knockout and pyramid tournaments are not supported: use \
-                             round-robin or gauntlet",
-                        ))
-                    }
-                    _ => return Err(group.invalid(token, "round-robin or gauntlet")),
-                };
-                self.config.tournament = Some(kind.to_owned());
-            }
-            "-seeds" => {
-                let token = group.one("the number of gauntlet seeds")?;
-                let expected = "a number of seeds, at least 1";
-                self.config.seeds = Some(group.positive(token, token.text, expected)?);
-            }
-            "-variant" => {
-                let token = group.one("the variant")?;
-                if !token.text.eq_ignore_ascii_case("standard") {
-                    return Err(group.rejected(token, "only standard chess is supported"));
+        let Some(flag) = FLAGS.iter().find(|f| f.name == name) else {
+            return Err(GrammarError::UnknownFlag {
+                flag: name.to_owned(),
+                position: group.flag.position,
+                suggestion: nearest_flag(name),
+            });
+        };
+        match flag.action {
+            Action::Read(read) => read(self, group),
+            Action::Ignored(reason) => {
+                let mut text = name.to_owned();
+                for value in &group.values {
+                    text.push(' ');
+                    text.push_str(value.text);
                 }
+                self.warnings.push(format!(
+                    "{text} (argument {}): ignored: {reason}",
+                    group.flag.position
+                ));
+                Ok(())
             }
-            "-output" => self.output(group)?,
-            "-ping-ms" => {
-                let token = group.one("the milliseconds an engine has to answer isready")?;
-                let expected = "a number of milliseconds, at least 1";
-                self.config.ping_ms = Some(group.positive(token, token.text, expected)?);
-            }
-            "-ratinginterval" => {
-                let token = group.one("the games between rating reports (0: only at the end)")?;
-                let expected = "a number of games, 0 or more";
-                self.config.ratinginterval = Some(group.number(token, token.text, expected)?);
-            }
-            "-scoreinterval" => {
-                let token = group.one("the games between score lines (0: none)")?;
-                let expected = "a number of games, 0 or more";
-                self.config.scoreinterval = Some(group.number(token, token.text, expected)?);
-            }
-            "-report" => {
-                for pair in group.pairs() {
-                    match pair.key {
-                        "penta" => self.config.report_penta = Some(group.boolean(&pair)?),
-                        _ => return Err(group.unknown_key(&pair, REPORT_KEYS)),
-                    }
-                }
-            }
-            "-noswap" => {
-                return Err(group.rejected(
-                    group.flag,
-                    "arbiter always swaps colours within a pair: that is what makes a pair a \
-                     fair comparison",
-                ))
-            }
-            "-config" => {
-                return Err(group.rejected(
-                    group.flag,
-                    "fastchess JSON configurations are not read: write the run as TOML \
-                     (arbiter match FILE.toml)",
-                ))
-            }
-            "-quick" => {
-                return Err(group.rejected(
-                    group.flag,
-                    "not supported: give -engine cmd=... twice, -openings file=... and \
-                     -each tc=...",
-                ))
-            }
-            _ => match IGNORED_FLAGS.iter().find(|&&(f, _)| f == name) {
-                Some(&(_, reason)) => {
-                    let mut text = name.to_owned();
-                    for value in &group.values {
-                        text.push(' ');
-                        text.push_str(value.text);
-                    }
-                    self.warnings.push(format!(
-                        "{text} (argument {}): ignored: {reason}",
-                        group.flag.position
-                    ));
-                }
-                None => {
-                    return Err(GrammarError::UnknownFlag {
-                        flag: name.to_owned(),
-                        position: group.flag.position,
-                        suggestion: nearest_flag(name),
-                    })
-                }
-            },
+            Action::Rejected(reason) => Err(group.rejected(group.flag, reason)),
         }
-        Ok(())
     }
 
     fn engine(&mut self, group: &Group<'a>) -> Result<(), GrammarError> {
@@ -1144,8 +1256,8 @@ fn text_value(group: &Group<'_>, expected: &str) -> Result<String, GrammarError>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arbiter_runner::config::EngineSettings;
-    use arbiter_runner::player::PlayerKind;
+    use crate::config::EngineSettings;
+    use crate::player::PlayerKind;
     use proptest::prelude::*;
     use std::collections::BTreeMap;
 
@@ -1208,7 +1320,7 @@ mod tests {
                 beta: 0.05,
                 model: "normalized".into(),
             }),
-            adjudication: arbiter_runner::config::AdjudicationConfig {
+            adjudication: crate::config::AdjudicationConfig {
                 draw: Some(DrawRule {
                     movenumber: 40,
                     movecount: 8,
@@ -1602,7 +1714,7 @@ mod tests {
     #[test]
     fn ignored_flags_and_keys_warn() {
         let extras = "-wait 500 -debug -tb /tb -tbpieces 6 \
-                      -resultformat per-color -seeds 1 -reverse \
+                      -resultformat per-color -reverse \
                       -each stderr=err.txt whitepov ponder -openings file=a.epd policy=round";
         let parsed = ok(&format!("{TWO} {extras}"));
         let warnings = parsed.warnings.join("\n");
@@ -1612,7 +1724,6 @@ mod tests {
             "-tb /tb",
             "-tbpieces 6",
             "-resultformat per-color",
-            "-seeds 1",
             "-reverse",
             "-each stderr=err.txt",
             "-each whitepov",
@@ -1621,7 +1732,7 @@ mod tests {
         ] {
             assert!(warnings.contains(needle), "{needle} in\n{warnings}");
         }
-        assert_eq!(parsed.warnings.len(), 11);
+        assert_eq!(parsed.warnings.len(), 10);
         let quiet = ok(&format!(
             "{TWO} -output format=cutechess -tournament gauntlet -variant standard"
         ));
@@ -1661,7 +1772,7 @@ mod tests {
 
     #[test]
     fn every_listed_flag_is_handled() {
-        for flag in FLAGS.iter().chain(IGNORED_FLAGS.iter().map(|(f, _)| f)) {
+        for flag in FLAGS.iter().map(|f| f.name) {
             if let Err(GrammarError::UnknownFlag { .. }) = parse(&[flag.to_string()]) {
                 panic!("{flag} is listed but not handled");
             }
@@ -1670,8 +1781,9 @@ mod tests {
 
     #[test]
     fn every_listed_key_is_handled() {
+        let engine_keys = engine_key_names();
         let listed: [(&str, &[&str]); 6] = [
-            ("-engine", ENGINE_KEYS),
+            ("-engine", &engine_keys),
             ("-openings", OPENINGS_KEYS),
             ("-sprt", SPRT_KEYS),
             ("-draw", DRAW_KEYS),
@@ -1774,13 +1886,9 @@ mod tests {
     }
 
     fn token() -> impl Strategy<Value = String> {
-        let flags: Vec<String> = FLAGS
-            .iter()
-            .chain(IGNORED_FLAGS.iter().map(|(f, _)| f))
-            .map(|f| f.to_string())
-            .collect();
+        let flags: Vec<String> = FLAGS.iter().map(|f| f.name.to_owned()).collect();
         let keys: Vec<&str> = [
-            ENGINE_KEYS,
+            &engine_key_names()[..],
             OPENINGS_KEYS,
             PGNOUT_KEYS,
             SPRT_KEYS,
@@ -1820,26 +1928,48 @@ mod tests {
     }
 
     /// The README's flag table and list of differences are the flags' documentation: every flag
-    /// and engine key the grammar reads, accepts with a warning or refuses is named there.
+    /// and engine key the grammar reads is named in the section, every one it accepts with a
+    /// warning in its "Warnings, no effect" item, every one it refuses in its "Errors" item.
     #[test]
     fn the_readme_names_every_flag_and_key() {
-        let readme = include_str!("../../../README.md");
+        let readme = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"));
         let start = readme
             .find("## cutechess-cli and fastchess flags")
             .expect("the flags section");
         let section = &readme[start..];
         let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
-        let ignored = IGNORED_FLAGS.iter().map(|(flag, _)| *flag);
-        for flag in FLAGS.iter().copied().chain(ignored) {
-            assert!(section.contains(&format!("`{flag}")), "README lacks {flag}");
-        }
-        let ignored_keys = IGNORED_ENGINE_KEYS.iter().map(|(key, _)| *key);
-        for key in ENGINE_KEYS.iter().copied().chain(ignored_keys) {
-            let key = key.trim_end_matches("NAME");
-            assert!(
-                section.contains(&format!("`{key}")),
-                "README lacks engine key {key}"
-            );
+        let item = |title: &str| {
+            let start = section
+                .find(&format!("- **{title}**"))
+                .unwrap_or_else(|| panic!("the {title} item"));
+            let item = &section[start + 2..];
+            &item[..item.find("\n- ").unwrap_or(item.len())]
+        };
+        let (warnings, errors) = (item("Warnings, no effect"), item("Errors"));
+        let names = FLAGS
+            .iter()
+            .map(|f| (f.name, f.action.kind()))
+            .chain(ENGINE_KEYS.iter().map(|k| (k.name, k.action.kind())));
+        for (name, kind) in names {
+            let name = name.trim_end_matches("NAME");
+            // Engine keys are written `key`, `key=` or `key.NAME`; ignored flags `-flag`.
+            let named = |text: &str| {
+                [
+                    format!("`{name}`"),
+                    format!("`{name}="),
+                    format!("`{name} "),
+                ]
+                .iter()
+                .any(|form| text.contains(form.as_str()))
+                    || (name.ends_with('.') && text.contains(&format!("`{name}")))
+            };
+            match kind {
+                Action::Read(_) => {
+                    assert!(section.contains(&format!("`{name}")), "README lacks {name}")
+                }
+                Action::Ignored(_) => assert!(named(warnings), "README's warnings lack {name}"),
+                Action::Rejected(_) => assert!(named(errors), "README's errors lack {name}"),
+            }
         }
     }
 }
