@@ -15,7 +15,7 @@ use std::cell::Cell;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::pin;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll, Wake, Waker};
@@ -106,17 +106,30 @@ pub(crate) async fn run_on_pool<T: Send + 'static>(
     rx.await.ok()
 }
 
+/// Wakes the thread that waits in [`block_on`] or [`block_on_until`]: the waker a UCI
+/// engine's reader calls when `bestmove` arrives, one futex wake and no async runtime between.
+struct Unpark(Thread);
+
+impl Wake for Unpark {
+    fn wake(self: Arc<Self>) {
+        self.0.unpark();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.unpark();
+    }
+}
+
+thread_local! {
+    /// This thread's [`Unpark`] waker, made once: a game waits on it every move.
+    static UNPARK: Waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+}
+
 /// Drives a future to completion on the current thread. For a game of two in-process engines
 /// on a pool thread, whose searches complete inline, so the future is ready at its first
 /// poll; parking covers anything that is not.
 pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
-    struct Unpark(Thread);
-    impl Wake for Unpark {
-        fn wake(self: Arc<Self>) {
-            self.0.unpark();
-        }
-    }
-    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    let waker = UNPARK.with(Waker::clone);
     let mut cx = Context::from_waker(&waker);
     let mut future = pin!(future);
     loop {
@@ -124,6 +137,70 @@ pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
             Poll::Ready(output) => return output,
             Poll::Pending => std::thread::park(),
         }
+    }
+}
+
+thread_local! {
+    /// Set while a game runs on a thread of its own (see [`crate::game::play_game`]): there, a
+    /// wait for an engine parks the thread instead of going through the async runtime.
+    static GAME_THREAD: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `game` with this thread marked as a game's own thread (see [`GAME_THREAD`]).
+pub(crate) fn as_game_thread<R>(game: impl FnOnce() -> R) -> R {
+    struct Unmark;
+    impl Drop for Unmark {
+        fn drop(&mut self) {
+            GAME_THREAD.with(|on| on.set(false));
+        }
+    }
+    GAME_THREAD.with(|on| on.set(true));
+    let _unmark = Unmark;
+    game()
+}
+
+/// Whether this thread is a game's own (see [`as_game_thread`]).
+pub(crate) fn on_game_thread() -> bool {
+    GAME_THREAD.with(Cell::get)
+}
+
+/// What [`block_on_until`] came back with.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Waited<T> {
+    Ready(T),
+    /// The deadline passed first.
+    Late,
+    /// The match's stop flag was set first.
+    Stopped,
+}
+
+/// How often a thread waiting in [`block_on_until`] looks at the stop flag, which has no way
+/// to wake it: the longest a stopped match waits for a game that waits on a silent engine.
+const STOP_LOOK: Duration = Duration::from_millis(50);
+
+/// [`block_on`] with a deadline, and a stop flag looked at every [`STOP_LOOK`]: how a game on
+/// its own thread waits for an engine's line without a timer of the async runtime (a timer
+/// per move costs the runtime a wake-up of its own).
+pub(crate) fn block_on_until<F: Future>(
+    future: F,
+    deadline: Instant,
+    stop: Option<&AtomicBool>,
+) -> Waited<F::Output> {
+    let waker = UNPARK.with(Waker::clone);
+    let mut cx = Context::from_waker(&waker);
+    let mut future = pin!(future);
+    loop {
+        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+            return Waited::Ready(output);
+        }
+        if stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
+            return Waited::Stopped;
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return Waited::Late;
+        }
+        std::thread::park_timeout((deadline - now).min(STOP_LOOK));
     }
 }
 
@@ -147,6 +224,13 @@ impl BuiltinPlayer {
     /// Ends this player's searches early once `stop` is set.
     pub fn abort_on(&mut self, stop: Arc<AtomicBool>) {
         self.abort = Some(stop);
+    }
+
+    /// Whether the match has stopped this player's searches.
+    pub fn stopped(&self) -> bool {
+        self.abort
+            .as_deref()
+            .is_some_and(|stop| stop.load(Ordering::Relaxed))
     }
 
     pub fn new_game(&mut self) {

@@ -21,6 +21,7 @@ use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 use tokio::time::timeout_at;
 
+use crate::builtin::{block_on_until, on_game_thread, Waited};
 use crate::tc::human_duration;
 use crate::uci::{self, GoLimits, Info, OptionDecl};
 
@@ -467,6 +468,9 @@ pub struct UciProcess {
     said_count: usize,
     /// The thread keeping the tail of the engine's stderr, which it returns at end of file.
     stderr_tail: Option<std::thread::JoinHandle<Vec<String>>>,
+    /// The match's stop flag: a game on its own thread stops waiting for this engine once it
+    /// is set (on the async runtime, aborting the game's task does that).
+    stop: Option<Arc<AtomicBool>>,
 }
 
 impl UciProcess {
@@ -517,6 +521,7 @@ impl UciProcess {
             said: VecDeque::with_capacity(REPORT_LINES),
             said_count: 0,
             stderr_tail,
+            stop: None,
         };
         let deadline = Instant::now() + timeouts.handshake;
         if let Err(fault) = engine.send("uci").await {
@@ -728,18 +733,42 @@ impl UciProcess {
         }
     }
 
+    /// Lets the match's stop flag end a wait for this engine on a game's own thread.
+    pub fn abort_on(&mut self, stop: Arc<AtomicBool>) {
+        self.stop = Some(stop);
+    }
+
+    /// Whether the match's stop flag (see [`UciProcess::abort_on`]) is set.
+    pub fn stopped(&self) -> bool {
+        self.stop
+            .as_deref()
+            .is_some_and(|stop| stop.load(Ordering::Relaxed))
+    }
+
+    /// The next line the reader handed over, or the fault of an engine that ended or said
+    /// nothing before `deadline`. On a game's own thread the wait parks the thread until the
+    /// reader wakes it (see [`crate::builtin::block_on_until`]); elsewhere it is a timeout on
+    /// the async runtime.
     async fn next_line(
         &mut self,
         deadline: Instant,
         expected: &'static str,
     ) -> Result<Line, EngineFault> {
-        match timeout_at(deadline.into(), self.lines.recv()).await {
-            Ok(Some(mut line)) => {
+        let received = if on_game_thread() {
+            match block_on_until(self.lines.recv(), deadline, self.stop.as_deref()) {
+                Waited::Ready(line) => Some(line),
+                Waited::Late | Waited::Stopped => None,
+            }
+        } else {
+            timeout_at(deadline.into(), self.lines.recv()).await.ok()
+        };
+        match received {
+            Some(Some(mut line)) => {
                 self.heard(&mut line);
                 Ok(line)
             }
-            Ok(None) => Err(self.died(format!("waiting for {expected}")).await),
-            Err(_) => Err(EngineFault::Stalled {
+            Some(None) => Err(self.died(format!("waiting for {expected}")).await),
+            None => Err(EngineFault::Stalled {
                 expected,
                 waited: deadline.saturating_duration_since(self.sent_at),
             }),
@@ -1049,7 +1078,7 @@ impl LineBuffer {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -1273,7 +1302,7 @@ mod tests {
     /// A UCI engine in a few lines of shell: a real process with real pipes, answering `go`
     /// with `on_go`.
     #[cfg(unix)]
-    fn shell_engine(on_go: &str) -> ProcessSpec {
+    pub(crate) fn shell_engine(on_go: &str) -> ProcessSpec {
         let script = format!(
             "while read -r line; do case \"$line\" in \
              uci) echo 'id name Shell'; echo uciok;; \
