@@ -106,8 +106,7 @@ pub(crate) async fn run_on_pool<T: Send + 'static>(
     rx.await.ok()
 }
 
-/// Wakes the thread that waits in [`block_on`] or [`block_on_until`]: the waker a UCI
-/// engine's reader calls when `bestmove` arrives, one futex wake and no async runtime between.
+/// Wakes the thread that waits in [`block_on`].
 struct Unpark(Thread);
 
 impl Wake for Unpark {
@@ -121,7 +120,7 @@ impl Wake for Unpark {
 }
 
 thread_local! {
-    /// This thread's [`Unpark`] waker, made once: a game waits on it every move.
+    /// This thread's [`Unpark`] waker, made once: a game may wait on it every move.
     static UNPARK: Waker = Waker::from(Arc::new(Unpark(std::thread::current())));
 }
 
@@ -162,46 +161,6 @@ pub(crate) fn as_game_thread<R>(game: impl FnOnce() -> R) -> R {
 /// Whether this thread is a game's own (see [`as_game_thread`]).
 pub(crate) fn on_game_thread() -> bool {
     GAME_THREAD.with(Cell::get)
-}
-
-/// What [`block_on_until`] came back with.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Waited<T> {
-    Ready(T),
-    /// The deadline passed first.
-    Late,
-    /// The match's stop flag was set first.
-    Stopped,
-}
-
-/// How often a thread waiting in [`block_on_until`] looks at the stop flag, which has no way
-/// to wake it: the longest a stopped match waits for a game that waits on a silent engine.
-const STOP_LOOK: Duration = Duration::from_millis(50);
-
-/// [`block_on`] with a deadline, and a stop flag looked at every [`STOP_LOOK`]: how a game on
-/// its own thread waits for an engine's line without a timer of the async runtime (a timer
-/// per move costs the runtime a wake-up of its own).
-pub(crate) fn block_on_until<F: Future>(
-    future: F,
-    deadline: Instant,
-    stop: Option<&AtomicBool>,
-) -> Waited<F::Output> {
-    let waker = UNPARK.with(Waker::clone);
-    let mut cx = Context::from_waker(&waker);
-    let mut future = pin!(future);
-    loop {
-        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
-            return Waited::Ready(output);
-        }
-        if stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
-            return Waited::Stopped;
-        }
-        let now = Instant::now();
-        if now >= deadline {
-            return Waited::Late;
-        }
-        std::thread::park_timeout((deadline - now).min(STOP_LOOK));
-    }
 }
 
 /// One game's in-process engine.

@@ -164,10 +164,11 @@ const OWN_THREAD_GAMES: usize = 256;
 /// Plays one game. Never fails: every problem is an outcome.
 ///
 /// A game with a UCI engine runs on a thread of its own (tokio's `block_in_place`, on the
-/// multi-threaded runtime): each engine's reader wakes that thread directly when `bestmove`
-/// arrives, and the game answers with the next `go` from the same thread. On the async runtime
-/// the same hand-over goes through the runtime's scheduler, its I/O driver and a timer per
-/// move: a third of the runner's own CPU per move with engines that print little.
+/// multi-threaded runtime), which waits on the engines' pipes itself: each line the engine
+/// writes wakes that thread once, and `bestmove` is answered with the next `go` from there,
+/// with no hand-over to another thread, no scheduler and no timer per move (see
+/// [`crate::process`]). Elsewhere (a current-thread runtime, or past [`OWN_THREAD_GAMES`])
+/// each wait is a blocking task of the runtime: slower, the same behaviour.
 pub async fn play_game(
     white: &mut Player,
     black: &mut Player,
