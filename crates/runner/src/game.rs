@@ -516,6 +516,26 @@ mod tests {
             assert_eq!(game.plies(), 0);
         }
 
+        /// An engine that dies in search is reported as it is on the runtime: how it ended,
+        /// what it was doing and the note it left, read by the game's thread to the end.
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn an_engine_that_dies_there_is_heard_to_its_last_words() {
+            let tc = TimeControl {
+                nodes: Some(100),
+                ..TimeControl::default()
+            };
+            let stop = Arc::new(AtomicBool::new(false));
+            let game =
+                play_with("echo 'info string Hash: cannot take 512'; exit 3", tc, stop).await;
+            assert_eq!(game.reason, "White disconnects");
+            let Some(EngineFault::Died(report)) = game.fault else {
+                panic!("{:?}", game.fault);
+            };
+            assert_eq!(report.status.as_deref(), Some("exit status: 3"));
+            assert_eq!(report.during, "waiting for bestmove");
+            assert_eq!(report.said, ["info string Hash: cannot take 512"]);
+        }
+
         /// A match that stops while a game waits for an engine that never answers: the game
         /// stops waiting (a game on the runtime would be dropped at its await) and its task
         /// ends at the match's abort, with no result handed over. Without the stop flag the
