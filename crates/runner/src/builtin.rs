@@ -8,8 +8,8 @@
 //! `block_on`): each search then starts inline, with no hand-over between the async runtime
 //! and the pool per move, and both engines' tables stay in that core's cache. That is where
 //! the in-process path gains on a UCI engine when searches are short. A game against a UCI
-//! engine stays on the async runtime and sends each in-process search to the pool, where the
-//! waiting game costs nothing.
+//! engine runs on a thread of its own (see [`crate::game::play_game`]) and sends each
+//! in-process search to the pool, where the waiting game costs nothing.
 
 use std::cell::Cell;
 use std::future::Future;
@@ -106,29 +106,17 @@ pub(crate) async fn run_on_pool<T: Send + 'static>(
     rx.await.ok()
 }
 
-/// Wakes the thread that waits in [`block_on`].
-struct Unpark(Thread);
-
-impl Wake for Unpark {
-    fn wake(self: Arc<Self>) {
-        self.0.unpark();
-    }
-
-    fn wake_by_ref(self: &Arc<Self>) {
-        self.0.unpark();
-    }
-}
-
-thread_local! {
-    /// This thread's [`Unpark`] waker, made once: a game may wait on it every move.
-    static UNPARK: Waker = Waker::from(Arc::new(Unpark(std::thread::current())));
-}
-
 /// Drives a future to completion on the current thread. For a game of two in-process engines
 /// on a pool thread, whose searches complete inline, so the future is ready at its first
 /// poll; parking covers anything that is not.
 pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
-    let waker = UNPARK.with(Waker::clone);
+    struct Unpark(Thread);
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
     let mut cx = Context::from_waker(&waker);
     let mut future = pin!(future);
     loop {
@@ -141,7 +129,8 @@ pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
 
 thread_local! {
     /// Set while a game runs on a thread of its own (see [`crate::game::play_game`]): there, a
-    /// wait for an engine parks the thread instead of going through the async runtime.
+    /// wait for an engine's output blocks the thread on the engine's pipe (see
+    /// [`crate::process`]) instead of going through the async runtime.
     static GAME_THREAD: Cell<bool> = const { Cell::new(false) };
 }
 

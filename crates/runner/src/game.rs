@@ -498,7 +498,7 @@ mod tests {
         }
 
         /// An engine that answers after its flag fell loses on time: the clock is read from
-        /// the reader's timestamp, wherever the game waits.
+        /// the timestamp of the read that brought `bestmove`, wherever the game waits.
         #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
         async fn a_late_answer_loses_on_time() {
             let tc = TimeControl {

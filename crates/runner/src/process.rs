@@ -312,7 +312,7 @@ impl Line {
     }
 }
 
-/// How many `info string` lines the reader holds during one search: an engine that prints
+/// How many `info string` lines the filter holds during one search: an engine that prints
 /// more is talking to itself, and [`UciProcess::notes`] keeps only the first few anyway.
 const HELD_NOTES: usize = 16;
 
@@ -830,7 +830,7 @@ impl UciProcess {
         }))
     }
 
-    /// Keeps what a line from the reader says for the reports: the notes held back with it,
+    /// Keeps what a line of the engine says for the reports: the notes held back with it,
     /// then the line itself.
     fn heard(&mut self, line: &mut Line) {
         for note in std::mem::take(&mut line.notes) {
