@@ -6,11 +6,12 @@
 //! stops when `bestmove` was read, and a silent engine is a timeout rather than a hang. No
 //! thread reads on the game's behalf: a line costs the runner one wake-up, not a second one
 //! to hand it over, which with engines that print a dozen lines a move is most of the
-//! runner's own CPU. Dropping a [`UciProcess`] ends the process:
-//! it is asked to `stop` and `quit`, given a moment, then killed, so no code path can leak an
-//! engine. An engine that dies is reported with what it was doing and its last words: how it
-//! ended, the last commands it was sent, what it printed after them and the tail of its
-//! stderr.
+//! runner's own CPU.
+//!
+//! Dropping a [`UciProcess`] ends the process: it is asked to `stop` and `quit`, given a
+//! moment, then killed, so no code path can leak an engine. An engine that dies is reported
+//! with what it was doing and its last words: how it ended, the last commands it was sent,
+//! what it printed after them and the tail of its stderr.
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -321,8 +322,9 @@ const HELD_NOTES: usize = 16;
 /// one over with the next other line (`bestmove`): the game looks at one line per move
 /// instead of a dozen.
 /// During a search (from `go` to `bestmove`) the engine's notes wait too: Stockfish opens every
-/// search with `info string NNUE evaluation using ...`. Outside a search (the handshake, `isready`) they go through
-/// at once, so that an engine stuck before `uciok` is reported with what it said.
+/// search with `info string NNUE evaluation using ...`. Outside a search (the handshake,
+/// `isready`) they go through at once, so that an engine stuck before `uciok` is reported with
+/// what it said.
 ///
 /// The held lines cost nothing per line: superseded `info` lines are never parsed or
 /// allocated, the last scored one is copied into a buffer that is reused, and text becomes a
