@@ -62,8 +62,13 @@ pub fn run_config(config: RunConfig, json: bool) -> anyhow::Result<ExitCode> {
 }
 
 fn run_async_with(args: &MatchArgs, config: Option<RunConfig>) -> anyhow::Result<ExitCode> {
+    // A game with a UCI engine runs on a thread of the blocking pool, and a wait for an engine
+    // past the runner's own-thread games takes one too (`arbiter_runner::game::play_game`):
+    // one per game in flight at most, and never queued behind each other, where a late read
+    // would be charged to an engine's clock.
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .max_blocking_threads(arbiter_runner::config::MAX_CONCURRENCY + 512)
         .build()
         .context("start the async runtime")?;
     runtime.block_on(run_async(args, config))

@@ -8,14 +8,14 @@
 //! `block_on`): each search then starts inline, with no hand-over between the async runtime
 //! and the pool per move, and both engines' tables stay in that core's cache. That is where
 //! the in-process path gains on a UCI engine when searches are short. A game against a UCI
-//! engine stays on the async runtime and sends each in-process search to the pool, where the
-//! waiting game costs nothing.
+//! engine runs on a thread of its own (see [`crate::game::play_game`]) and sends each
+//! in-process search to the pool, where the waiting game costs nothing.
 
 use std::cell::Cell;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::pin;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll, Wake, Waker};
@@ -127,6 +127,31 @@ pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
     }
 }
 
+thread_local! {
+    /// Set while a game runs on a thread of its own (see [`crate::game::play_game`]): there, a
+    /// wait for an engine's output blocks the thread on the engine's pipe (see
+    /// [`crate::process`]) instead of going through the async runtime.
+    static GAME_THREAD: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `game` with this thread marked as a game's own thread (see [`GAME_THREAD`]).
+pub(crate) fn as_game_thread<R>(game: impl FnOnce() -> R) -> R {
+    struct Unmark;
+    impl Drop for Unmark {
+        fn drop(&mut self) {
+            GAME_THREAD.with(|on| on.set(false));
+        }
+    }
+    GAME_THREAD.with(|on| on.set(true));
+    let _unmark = Unmark;
+    game()
+}
+
+/// Whether this thread is a game's own (see [`as_game_thread`]).
+pub(crate) fn on_game_thread() -> bool {
+    GAME_THREAD.with(Cell::get)
+}
+
 /// One game's in-process engine.
 pub struct BuiltinPlayer {
     /// Taken while a search runs on the pool, given back with its result.
@@ -147,6 +172,13 @@ impl BuiltinPlayer {
     /// Ends this player's searches early once `stop` is set.
     pub fn abort_on(&mut self, stop: Arc<AtomicBool>) {
         self.abort = Some(stop);
+    }
+
+    /// Whether the match has stopped this player's searches.
+    pub fn stopped(&self) -> bool {
+        self.abort
+            .as_deref()
+            .is_some_and(|stop| stop.load(Ordering::Relaxed))
     }
 
     pub fn new_game(&mut self) {

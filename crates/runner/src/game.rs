@@ -6,12 +6,15 @@
 //! ends the game as a loss for that player with the matching termination; the caller then
 //! restarts that player. Engines' claims are never trusted.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use arbiter_rules::uci::parse_uci_move;
 use arbiter_rules::{Color, Game, Move, Outcome, Role, RuleSet, Termination};
+use tokio::runtime::RuntimeFlavor;
 
 use crate::adjudication::{Adjudication, Adjudicator, MovePlayed};
+use crate::builtin::{as_game_thread, block_on};
 use crate::openings::Opening;
 use crate::player::{MoveRequest, Player, PositionCommand};
 use crate::process::EngineFault;
@@ -154,8 +157,61 @@ fn termination_of(fault: &EngineFault) -> Termination {
     }
 }
 
+/// How many games may run on threads of their own at once (see [`play_game`]); more wait on
+/// the async runtime. Below tokio's 512 blocking threads, which each such game takes one of.
+const OWN_THREAD_GAMES: usize = 256;
+
 /// Plays one game. Never fails: every problem is an outcome.
+///
+/// A game with a UCI engine runs on a thread of its own (tokio's `block_in_place`, on the
+/// multi-threaded runtime), which waits on the engines' pipes itself: each line the engine
+/// writes wakes that thread once, and `bestmove` is answered with the next `go` from there,
+/// with no hand-over to another thread, no scheduler and no timer per move (see
+/// [`crate::process`]). Elsewhere (a current-thread runtime, or past [`OWN_THREAD_GAMES`])
+/// each wait is a blocking task of the runtime: slower, the same behaviour.
 pub async fn play_game(
+    white: &mut Player,
+    black: &mut Player,
+    names: [&str; 2],
+    spec: &GameSpec<'_>,
+) -> GameRecord {
+    static OWN_THREADS: AtomicUsize = AtomicUsize::new(0);
+    let runtime = tokio::runtime::Handle::try_current()
+        .ok()
+        .filter(|runtime| runtime.runtime_flavor() == RuntimeFlavor::MultiThread)
+        .filter(|_| !(white.is_builtin() && black.is_builtin()));
+    let Some(runtime) = runtime.filter(|_| {
+        let taken = OWN_THREADS.fetch_add(1, Ordering::Relaxed) < OWN_THREAD_GAMES;
+        if !taken {
+            OWN_THREADS.fetch_sub(1, Ordering::Relaxed);
+        }
+        taken
+    }) else {
+        return play(white, black, names, spec).await;
+    };
+    struct Release;
+    impl Drop for Release {
+        fn drop(&mut self) {
+            OWN_THREADS.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+    let release = Release;
+    let record = tokio::task::block_in_place(|| {
+        let _runtime = runtime.enter();
+        as_game_thread(|| block_on(play(white, black, names, spec)))
+    });
+    drop(release);
+    if white.stopped() || black.stopped() {
+        // The match stopped while this game waited for an engine: the game was cut short and
+        // is no result. On the runtime the match's abort ends the game's task at an await;
+        // here the thread had to finish first, and the abort takes this await instead.
+        std::future::pending::<()>().await;
+    }
+    record
+}
+
+/// [`play_game`]'s game loop, wherever it runs.
+async fn play(
     white: &mut Player,
     black: &mut Player,
     names: [&str; 2],
@@ -384,6 +440,123 @@ fn detail(outcome: &Outcome, to_move: Color) -> Option<String> {
 mod tests {
     use super::*;
     use crate::adjudication::{DRAW_BY_SCORE, MAXIMUM_MOVES, RESIGN_BY_SCORE};
+
+    /// A game of two shell engines that answer every `go` with `on_go`, on the runtime a match
+    /// runs on (multi-threaded), where a game with a UCI engine gets a thread of its own.
+    #[cfg(unix)]
+    mod on_its_own_thread {
+        use std::sync::atomic::AtomicBool;
+        use std::sync::Arc;
+
+        use super::*;
+        use crate::player::{PlayerKind, PlayerSpec};
+        use crate::process::tests::shell_engine;
+        use crate::process::Timeouts;
+        use crate::tc::ClockSpec;
+
+        async fn player(on_go: &str, stop: &Arc<AtomicBool>) -> Player {
+            let spec = PlayerSpec {
+                name: "shell".into(),
+                kind: PlayerKind::Uci(shell_engine(on_go)),
+                timeouts: Timeouts::default(),
+                restart: false,
+            };
+            let mut player = Player::start(&spec).await.expect("the shell engine starts");
+            player.new_game().await.expect("it answers isready");
+            player.abort_on(stop);
+            player
+        }
+
+        async fn play_with(on_go: &str, tc: TimeControl, stop: Arc<AtomicBool>) -> GameRecord {
+            let mut white = player(on_go, &stop).await;
+            let mut black = player(on_go, &stop).await;
+            let opening = Opening::startpos();
+            let spec = GameSpec {
+                opening: &opening,
+                time_controls: [&tc, &tc],
+                time_margin: Duration::ZERO,
+                adjudication: Adjudication::default(),
+                rules: RuleSet::default(),
+            };
+            play_game(&mut white, &mut black, ["white", "black"], &spec).await
+        }
+
+        /// Both engines answer e2e4: legal for White, illegal for Black, whose move the
+        /// referee on the game's thread refuses with its words and a loss.
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn the_referee_rules_there() {
+            let tc = TimeControl {
+                nodes: Some(100),
+                ..TimeControl::default()
+            };
+            let stop = Arc::new(AtomicBool::new(false));
+            let game = play_with("echo 'bestmove e2e4'", tc, stop).await;
+            assert_eq!(game.reason, "Black makes an illegal move: e2e4");
+            assert_eq!(game.plies(), 1);
+            assert_eq!(game.faulted, Some(Color::Black));
+        }
+
+        /// An engine that answers after its flag fell loses on time: the clock is read from
+        /// the timestamp of the read that brought `bestmove`, wherever the game waits.
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn a_late_answer_loses_on_time() {
+            let tc = TimeControl {
+                clock: Some(ClockSpec {
+                    moves: None,
+                    base: Duration::from_millis(100),
+                    increment: Duration::ZERO,
+                    hourglass: false,
+                }),
+                ..TimeControl::default()
+            };
+            let stop = Arc::new(AtomicBool::new(false));
+            let game = play_with("sleep 0.3; echo 'bestmove e2e4'", tc, stop).await;
+            assert_eq!(game.reason, "White loses on time");
+            assert_eq!(game.plies(), 0);
+        }
+
+        /// An engine that dies in search is reported as it is on the runtime: how it ended,
+        /// what it was doing and the note it left, read by the game's thread to the end.
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn an_engine_that_dies_there_is_heard_to_its_last_words() {
+            let tc = TimeControl {
+                nodes: Some(100),
+                ..TimeControl::default()
+            };
+            let stop = Arc::new(AtomicBool::new(false));
+            let game =
+                play_with("echo 'info string Hash: cannot take 512'; exit 3", tc, stop).await;
+            assert_eq!(game.reason, "White disconnects");
+            let Some(EngineFault::Died(report)) = game.fault else {
+                panic!("{:?}", game.fault);
+            };
+            assert_eq!(report.status.as_deref(), Some("exit status: 3"));
+            assert_eq!(report.during, "waiting for bestmove");
+            assert_eq!(report.said, ["info string Hash: cannot take 512"]);
+        }
+
+        /// A match that stops while a game waits for an engine that never answers: the game
+        /// stops waiting (a game on the runtime would be dropped at its await) and its task
+        /// ends at the match's abort, with no result handed over. Without the stop flag the
+        /// wait would last `Timeouts::unclocked_move`, a minute.
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn a_stopped_match_ends_a_wait_for_a_silent_engine() {
+            let tc = TimeControl {
+                nodes: Some(100),
+                ..TimeControl::default()
+            };
+            let stop = Arc::new(AtomicBool::new(false));
+            let game = tokio::spawn(play_with(":", tc, Arc::clone(&stop)));
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            assert!(!game.is_finished(), "the engine never answers");
+            stop.store(true, Ordering::SeqCst);
+            game.abort();
+            let ended = tokio::time::timeout(Duration::from_secs(20), game)
+                .await
+                .expect("the game's task ends long before the engine's minute");
+            assert!(ended.is_err_and(|e| e.is_cancelled()), "no record");
+        }
+    }
 
     /// Every way a game ends, with the words cutechess prints for it (`Result::description`
     /// and its boards' results) and what arbiter adds for the PGN.

@@ -60,10 +60,20 @@ impl Player {
         matches!(self, Player::Builtin(_))
     }
 
-    /// Lets the match's stop flag cut an in-process player's searches short.
+    /// Lets the match's stop flag cut an in-process player's searches short, and end a wait
+    /// for a UCI engine on a game's own thread.
     pub fn abort_on(&mut self, stop: &Arc<AtomicBool>) {
-        if let Player::Builtin(engine) = self {
-            engine.abort_on(Arc::clone(stop));
+        match self {
+            Player::Uci(engine) => engine.abort_on(Arc::clone(stop)),
+            Player::Builtin(engine) => engine.abort_on(Arc::clone(stop)),
+        }
+    }
+
+    /// Whether the match's stop flag (see [`Player::abort_on`]) is set.
+    pub fn stopped(&self) -> bool {
+        match self {
+            Player::Uci(engine) => engine.stopped(),
+            Player::Builtin(engine) => engine.stopped(),
         }
     }
 

@@ -1,12 +1,17 @@
 //! A UCI engine as an owned child process.
 //!
-//! Engine output is read on its own task, line by line with the instant each line arrived, so
-//! the clock stops when `bestmove` was read, not when the game loop got round to it, and a
-//! silent engine is a timeout rather than a hang. Dropping a [`UciProcess`] ends the process:
-//! it is asked to `stop` and `quit`, given a moment, then killed, so no code path can leak an
-//! engine. An engine that dies is reported with what it was doing and its last words: how it
-//! ended, the last commands it was sent, what it printed after them and the tail of its
-//! stderr.
+//! Engine output is read by the thread that waits for it, blocked on the pipe with a deadline
+//! (`poll`): the game's own thread during a game (see [`crate::game::play_game`]), a blocking
+//! thread of the runtime otherwise. Each read is timed the moment it returns, so the clock
+//! stops when `bestmove` was read, and a silent engine is a timeout rather than a hang. No
+//! thread reads on the game's behalf: a line costs the runner one wake-up, not a second one
+//! to hand it over, which with engines that print a dozen lines a move is most of the
+//! runner's own CPU.
+//!
+//! Dropping a [`UciProcess`] ends the process: it is asked to `stop` and `quit`, given a
+//! moment, then killed, so no code path can leak an engine. An engine that dies is reported
+//! with what it was doing and its last words: how it ended, the last commands it was sent,
+//! what it printed after them and the tail of its stderr.
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -18,9 +23,8 @@ use std::time::{Duration, Instant};
 
 use tokio::io::AsyncWriteExt;
 use tokio::process::{Child, ChildStdin, Command};
-use tokio::sync::mpsc;
-use tokio::time::timeout_at;
 
+use crate::builtin::on_game_thread;
 use crate::tc::human_duration;
 use crate::uci::{self, GoLimits, Info, OptionDecl};
 
@@ -309,34 +313,34 @@ impl Line {
     }
 }
 
-/// How many `info string` lines the reader holds during one search: an engine that prints
+/// How many `info string` lines the filter holds during one search: an engine that prints
 /// more is talking to itself, and [`UciProcess::notes`] keeps only the first few anyway.
 const HELD_NOTES: usize = 16;
 
-/// Keeps an engine's search chatter on the reader's side. Engines print many `info` lines per
-/// move and the game uses only the last scored one, so the reader holds them and hands that
-/// one over with the next other line (`bestmove`): one wake-up of the game per move instead of
-/// one per line, which is most of the runner's own cost per move when searches are short.
+/// Keeps an engine's search chatter out of the game's way. Engines print many `info` lines per
+/// move and the game uses only the last scored one, so the filter holds them and hands that
+/// one over with the next other line (`bestmove`): the game looks at one line per move
+/// instead of a dozen.
 /// During a search (from `go` to `bestmove`) the engine's notes wait too: Stockfish opens every
-/// search with `info string NNUE evaluation using ...`, which would otherwise cost a second
-/// wake-up of the game each move. Outside a search (the handshake, `isready`) they go through
-/// at once, so that an engine stuck before `uciok` is reported with what it said.
+/// search with `info string NNUE evaluation using ...`. Outside a search (the handshake,
+/// `isready`) they go through at once, so that an engine stuck before `uciok` is reported with
+/// what it said.
 ///
 /// The held lines cost nothing per line: superseded `info` lines are never parsed or
 /// allocated, the last scored one is copied into a buffer that is reused, and text becomes a
 /// `String` only when it is handed over.
 struct InfoFilter {
     /// Set by the game side before it writes `go`, cleared here at `bestmove`.
-    searching: Arc<AtomicBool>,
+    searching: bool,
     last_scored: Vec<u8>,
     has_scored: bool,
     notes: Vec<String>,
 }
 
 impl InfoFilter {
-    fn new(searching: Arc<AtomicBool>) -> InfoFilter {
+    fn new() -> InfoFilter {
         InfoFilter {
-            searching,
+            searching: false,
             last_scored: Vec::with_capacity(512),
             has_scored: false,
             notes: Vec::new(),
@@ -352,7 +356,7 @@ impl InfoFilter {
         }
         if bytes.starts_with(b"info string") {
             // A note leaves the held search line for the `bestmove` after it.
-            if !self.searching.load(Ordering::Acquire) {
+            if !self.searching {
                 return Some(Line::new(text_of(bytes), at));
             }
             if self.notes.len() < HELD_NOTES {
@@ -362,7 +366,7 @@ impl InfoFilter {
         }
         if !bytes.starts_with(b"info") {
             if bytes.starts_with(b"bestmove") {
-                self.searching.store(false, Ordering::Release);
+                self.searching = false;
             }
             let info = std::mem::take(&mut self.has_scored).then(|| text_of(&self.last_scored));
             return Some(Line {
@@ -436,10 +440,9 @@ pub struct Reply {
 pub struct UciProcess {
     child: Option<Child>,
     stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<Line>,
-    /// Tells the reader that a search is on, so that it holds the engine's notes until
-    /// `bestmove` (see [`InfoFilter`]).
-    reader_searching: Arc<AtomicBool>,
+    /// Its stdout. `None` once a wait for it was given up half way (its task was cancelled):
+    /// the engine is then as good as gone.
+    output: Option<Box<Output>>,
     pub name: Option<String>,
     pub author: Option<String>,
     pub options: Vec<OptionDecl>,
@@ -467,6 +470,9 @@ pub struct UciProcess {
     said_count: usize,
     /// The thread keeping the tail of the engine's stderr, which it returns at end of file.
     stderr_tail: Option<std::thread::JoinHandle<Vec<String>>>,
+    /// The match's stop flag: a game on its own thread stops waiting for this engine once it
+    /// is set (on the async runtime, aborting the game's task does that).
+    stop: Option<Arc<AtomicBool>>,
 }
 
 impl UciProcess {
@@ -489,10 +495,7 @@ impl UciProcess {
         })?;
         let stdout = child.stdout.take().expect("piped stdout");
         let stdin = child.stdin.take().expect("piped stdin");
-        let (tx, rx) = mpsc::channel(1024);
-        let reader_searching = Arc::new(AtomicBool::new(false));
-        let filter = InfoFilter::new(Arc::clone(&reader_searching));
-        spawn_reader(stdout, filter, tx).map_err(|e| EngineFault::Spawn {
+        let output = Output::new(stdout).map_err(|e| EngineFault::Spawn {
             cmd: spec.cmd.display().to_string(),
             reason: e.to_string(),
         })?;
@@ -501,8 +504,7 @@ impl UciProcess {
         let mut engine = UciProcess {
             child: Some(child),
             stdin: Some(stdin),
-            lines: rx,
-            reader_searching,
+            output: Some(Box::new(output)),
             name: None,
             author: None,
             options: Vec::new(),
@@ -517,6 +519,7 @@ impl UciProcess {
             said: VecDeque::with_capacity(REPORT_LINES),
             said_count: 0,
             stderr_tail,
+            stop: None,
         };
         let deadline = Instant::now() + timeouts.handshake;
         if let Err(fault) = engine.send("uci").await {
@@ -650,8 +653,10 @@ impl UciProcess {
         if let Some(within) = self.timeouts.ping {
             self.ping(within).await?;
         }
-        // Before `go` is written, so that the reader holds the search's notes.
-        self.reader_searching.store(true, Ordering::Release);
+        // Before `go` is written, so that the search's notes are held.
+        if let Some(output) = self.output.as_mut() {
+            output.filter.searching = true;
+        }
         // One write for both lines: one wake-up of the engine, one system call.
         self.send_lines(&[position, &uci::go_command(limits)])
             .await?;
@@ -672,7 +677,7 @@ impl UciProcess {
             if let Some((bestmove, ponder)) = uci::parse_bestmove(&line.text) {
                 self.searching = false;
                 let elapsed = line.at.saturating_duration_since(started);
-                // The reader kept only the last scored line, parsed once here.
+                // The filter kept only the last scored line, parsed once here.
                 return Ok(Reply {
                     bestmove,
                     ponder,
@@ -728,21 +733,65 @@ impl UciProcess {
         }
     }
 
+    /// Lets the match's stop flag end a wait for this engine on a game's own thread.
+    pub fn abort_on(&mut self, stop: Arc<AtomicBool>) {
+        self.stop = Some(stop);
+    }
+
+    /// Whether the match's stop flag (see [`UciProcess::abort_on`]) is set.
+    pub fn stopped(&self) -> bool {
+        self.stop
+            .as_deref()
+            .is_some_and(|stop| stop.load(Ordering::Relaxed))
+    }
+
+    /// The next line of the engine's output, or the fault of an engine that ended or said
+    /// nothing before `deadline`.
     async fn next_line(
         &mut self,
         deadline: Instant,
         expected: &'static str,
     ) -> Result<Line, EngineFault> {
-        match timeout_at(deadline.into(), self.lines.recv()).await {
-            Ok(Some(mut line)) => {
+        match self.wait_for_output(deadline).await {
+            Heard::Line(mut line) => {
                 self.heard(&mut line);
                 Ok(line)
             }
-            Ok(None) => Err(self.died(format!("waiting for {expected}")).await),
-            Err(_) => Err(EngineFault::Stalled {
+            Heard::Ended => Err(self.died(format!("waiting for {expected}")).await),
+            Heard::Late | Heard::Stopped => Err(EngineFault::Stalled {
                 expected,
                 waited: deadline.saturating_duration_since(self.sent_at),
             }),
+        }
+    }
+
+    /// Waits for the engine's next line. On a game's own thread (see [`crate::game`]) the
+    /// thread itself waits on the pipe, so the line is timed the moment it is read and the game
+    /// answers it without a hand-over between threads; on the async runtime a blocking thread
+    /// waits, with the same timing. A line already read is taken at once.
+    async fn wait_for_output(&mut self, deadline: Instant) -> Heard {
+        let stop = self.stop.clone();
+        let Some(output) = self.output.as_mut() else {
+            return Heard::Ended;
+        };
+        if on_game_thread() || output.has_news() {
+            return output.next_line(deadline, stop.as_deref());
+        }
+        let Some(mut output) = self.output.take() else {
+            return Heard::Ended;
+        };
+        let waited = tokio::task::spawn_blocking(move || {
+            let heard = output.next_line(deadline, stop.as_deref());
+            (output, heard)
+        })
+        .await;
+        match waited {
+            Ok((output, heard)) => {
+                self.output = Some(output);
+                heard
+            }
+            // The wait panicked (a bug): the engine's output is lost with it.
+            Err(_) => Heard::Ended,
         }
     }
 
@@ -760,7 +809,7 @@ impl UciProcess {
         // What it printed before dying and the runner had not read yet (its input may have
         // broken before the runner read its last lines).
         let give_up = Instant::now() + GRACE;
-        while let Ok(Some(mut line)) = timeout_at(give_up.into(), self.lines.recv()).await {
+        while let Heard::Line(mut line) = self.wait_for_output(give_up).await {
             self.heard(&mut line);
         }
         // Its stderr ends when it does, unless a process it started still holds it.
@@ -783,7 +832,7 @@ impl UciProcess {
         }))
     }
 
-    /// Keeps what a line from the reader says for the reports: the notes held back with it,
+    /// Keeps what a line of the engine says for the reports: the notes held back with it,
     /// then the line itself.
     fn heard(&mut self, line: &mut Line) {
         for note in std::mem::take(&mut line.notes) {
@@ -891,80 +940,178 @@ fn spawn_stderr_tail(
     None
 }
 
-/// Starts the reader of an engine's output. On Unix it is an OS thread doing blocking reads, so
-/// each line is timestamped the moment it arrives even when the async runtime is busy (PGN
-/// writing, store commits): a late timestamp would charge the runner's delay to the engine's
-/// clock.
-#[cfg(unix)]
-fn spawn_reader(
-    stdout: tokio::process::ChildStdout,
+/// What a wait for an engine's output came to.
+#[derive(Debug)]
+enum Heard {
+    Line(Line),
+    /// Its output ended (it exited or closed it); whatever it held was handed over before.
+    Ended,
+    /// The deadline passed first.
+    Late,
+    /// The match's stop flag was set first.
+    Stopped,
+}
+
+/// How often a wait for a silent engine looks at the match's stop flag, which has no way to
+/// wake it: the longest a stopped match waits for a game that waits on such an engine.
+const STOP_LOOK: Duration = Duration::from_millis(50);
+
+/// An engine's stdout, read by whoever waits for it: no thread of its own, so a line costs
+/// one wake-up of the thread that wants it, not a second one to hand it over. One `read`
+/// takes whatever the engine has written (often several lines of a search at once), and one
+/// timestamp, taken when the read returns, times them all.
+struct Output {
+    source: Source,
+    buffer: LineBuffer,
     filter: InfoFilter,
-    tx: mpsc::Sender<Line>,
-) -> std::io::Result<()> {
-    let file = std::fs::File::from(stdout.into_owned_fd()?);
-    std::thread::Builder::new()
-        .name("engine-output".into())
-        .stack_size(256 << 10)
-        .spawn(move || read_lines(file, filter, tx))?;
-    Ok(())
+    /// Lines read and not yet taken, oldest first.
+    ready: VecDeque<Line>,
+    ended: bool,
 }
 
-/// Elsewhere the output is read on the runtime, with the timestamp taken when the task runs.
-#[cfg(not(unix))]
-fn spawn_reader(
-    mut stdout: tokio::process::ChildStdout,
-    mut filter: InfoFilter,
-    tx: mpsc::Sender<Line>,
-) -> std::io::Result<()> {
-    use tokio::io::AsyncReadExt;
-    tokio::spawn(async move {
-        let mut lines = LineBuffer::new();
+impl Output {
+    fn new(stdout: tokio::process::ChildStdout) -> std::io::Result<Output> {
+        Ok(Output {
+            source: Source::new(stdout)?,
+            buffer: LineBuffer::new(),
+            filter: InfoFilter::new(),
+            ready: VecDeque::new(),
+            ended: false,
+        })
+    }
+
+    /// Whether [`Output::next_line`] would answer without waiting.
+    fn has_news(&self) -> bool {
+        self.ended || !self.ready.is_empty()
+    }
+
+    /// The next line the filter hands over, waiting on this thread until `deadline` at most.
+    fn next_line(&mut self, deadline: Instant, stop: Option<&AtomicBool>) -> Heard {
         loop {
-            let n = match stdout.read(lines.space()).await {
-                Ok(0) | Err(_) => break,
-                Ok(n) => n,
+            if let Some(line) = self.ready.pop_front() {
+                return Heard::Line(line);
+            }
+            if self.ended {
+                return Heard::Ended;
+            }
+            if stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
+                return Heard::Stopped;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Heard::Late;
+            }
+            let wait = match stop {
+                Some(_) => (deadline - now).min(STOP_LOOK),
+                None => deadline - now,
             };
-            let at = Instant::now();
-            let ready: Vec<Line> = lines.filled(n, &mut filter, at).collect();
-            for line in ready {
-                if tx.send(line).await.is_err() {
-                    return;
+            match self.source.read_within(self.buffer.space(), wait) {
+                Ok(Some(0)) | Err(_) => {
+                    self.ended = true;
+                    let at = Instant::now();
+                    let held = self.buffer.finish(&mut self.filter, at);
+                    self.ready.extend(held);
                 }
-            }
-        }
-        for line in lines.finish(&mut filter, Instant::now()) {
-            if tx.send(line).await.is_err() {
-                return;
-            }
-        }
-    });
-    Ok(())
-}
-
-/// Reads until the engine's output ends or the game side is gone. One `read` takes whatever
-/// the engine has written (often several lines of a search at once), and the lines are cut
-/// out of the buffer in place: no allocation per line, one timestamp per read.
-#[cfg(unix)]
-fn read_lines(mut source: impl std::io::Read, mut filter: InfoFilter, tx: mpsc::Sender<Line>) {
-    let mut lines = LineBuffer::new();
-    loop {
-        let n = match source.read(lines.space()) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => break,
-        };
-        let at = Instant::now();
-        for line in lines.filled(n, &mut filter, at) {
-            if tx.blocking_send(line).is_err() {
-                return;
+                Ok(Some(n)) => {
+                    let at = Instant::now();
+                    let lines = self.buffer.filled(n, &mut self.filter, at);
+                    self.ready.extend(lines);
+                }
+                Ok(None) => {}
             }
         }
     }
-    for line in lines.finish(&mut filter, Instant::now()) {
-        if tx.blocking_send(line).is_err() {
-            return;
+}
+
+/// The pipe of an engine's stdout.
+#[cfg(unix)]
+struct Source {
+    file: std::fs::File,
+}
+
+#[cfg(unix)]
+impl Source {
+    fn new(stdout: tokio::process::ChildStdout) -> std::io::Result<Source> {
+        // Out of the async runtime's hands: its I/O driver would otherwise be woken by every
+        // line the engine writes.
+        Ok(Source {
+            file: std::fs::File::from(stdout.into_owned_fd()?),
+        })
+    }
+
+    /// Reads what the engine has written into `buf`, after waiting at most `wait` for it:
+    /// `Ok(None)` if nothing came (or the wait was interrupted), `Ok(Some(0))` at its end.
+    fn read_within(&mut self, buf: &mut [u8], wait: Duration) -> std::io::Result<Option<usize>> {
+        use rustix::event::{poll, PollFd, PollFlags, Timespec};
+        use std::io::{ErrorKind, Read};
+        let timeout = Timespec {
+            tv_sec: wait.as_secs().try_into().unwrap_or(i64::MAX),
+            tv_nsec: wait.subsec_nanos().into(),
+        };
+        let mut pipe = [PollFd::new(&self.file, PollFlags::IN)];
+        match poll(&mut pipe, Some(&timeout)) {
+            Ok(0) => return Ok(None),
+            Ok(_) => {}
+            Err(rustix::io::Errno::INTR) => return Ok(None),
+            Err(e) => return Err(e.into()),
         }
+        // Readable, or at its end (POLLHUP): the read says which.
+        match self.file.read(buf) {
+            Ok(n) => Ok(Some(n)),
+            Err(e) if matches!(e.kind(), ErrorKind::Interrupted | ErrorKind::WouldBlock) => {
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// Elsewhere a thread reads the pipe and passes on what it read, so that a wait can end at
+/// its deadline.
+#[cfg(not(unix))]
+struct Source {
+    chunks: std::sync::mpsc::Receiver<Vec<u8>>,
+    /// Bytes received and not yet copied out.
+    pending: Vec<u8>,
+}
+
+#[cfg(not(unix))]
+impl Source {
+    fn new(stdout: tokio::process::ChildStdout) -> std::io::Result<Source> {
+        use std::io::Read;
+        let mut file = std::fs::File::from(stdout.into_owned_handle()?);
+        let (tx, chunks) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("engine-output".into())
+            .stack_size(256 << 10)
+            .spawn(move || {
+                let mut buf = vec![0; MAX_LINE];
+                while let Ok(n) = file.read(&mut buf) {
+                    if tx.send(buf[..n].to_vec()).is_err() || n == 0 {
+                        return;
+                    }
+                }
+                let _ = tx.send(Vec::new());
+            })?;
+        Ok(Source {
+            chunks,
+            pending: Vec::new(),
+        })
+    }
+
+    fn read_within(&mut self, buf: &mut [u8], wait: Duration) -> std::io::Result<Option<usize>> {
+        if self.pending.is_empty() {
+            match self.chunks.recv_timeout(wait) {
+                Ok(chunk) if chunk.is_empty() => return Ok(Some(0)),
+                Ok(chunk) => self.pending = chunk,
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => return Ok(None),
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return Ok(Some(0)),
+            }
+        }
+        let n = self.pending.len().min(buf.len());
+        buf[..n].copy_from_slice(&self.pending[..n]);
+        self.pending.drain(..n);
+        Ok(Some(n))
     }
 }
 
@@ -1049,7 +1196,7 @@ impl LineBuffer {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -1090,7 +1237,8 @@ mod tests {
         reads: &[&str],
         searching: bool,
     ) -> Vec<(String, Option<String>, Vec<String>)> {
-        let mut filter = InfoFilter::new(Arc::new(AtomicBool::new(searching)));
+        let mut filter = InfoFilter::new();
+        filter.searching = searching;
         let mut buffer = LineBuffer::new();
         let mut lines = Vec::new();
         for read in reads {
@@ -1273,7 +1421,7 @@ mod tests {
     /// A UCI engine in a few lines of shell: a real process with real pipes, answering `go`
     /// with `on_go`.
     #[cfg(unix)]
-    fn shell_engine(on_go: &str) -> ProcessSpec {
+    pub(crate) fn shell_engine(on_go: &str) -> ProcessSpec {
         let script = format!(
             "while read -r line; do case \"$line\" in \
              uci) echo 'id name Shell'; echo uciok;; \
