@@ -29,34 +29,19 @@ pub use crate::limits::{INFINITY, MATE, MATE_BOUND, MAX_DEPTH, MAX_PLY};
 /// capture or pawn move in between, and the fifty-move rule ends games long before 256 plies.
 const KEY_HISTORY: usize = 256;
 
-/// A search score as UCI reports it.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Score {
-    /// Centipawns from the side to move's point of view.
-    Cp(i32),
-    /// Mate in this many moves (not plies); negative when the side to move is being mated,
-    /// `Mate(0)` when it is checkmated already.
-    Mate(i32),
-}
+/// A search score as UCI reports it: centipawns from the side to move's point of view, or mate
+/// in moves (not plies), negative when the side to move is being mated, `Mate(0)` when it is
+/// checkmated already. The protocol's own type, so the engine and the runner mean one thing.
+pub use arbiter_uci::Score;
 
-impl Score {
-    /// Converts an internal score (centipawns or `±(MATE - plies)`).
-    pub fn from_internal(score: i32) -> Score {
-        if score >= MATE_BOUND {
-            Score::Mate((MATE - score + 1) / 2)
-        } else if score <= -MATE_BOUND {
-            Score::Mate(-(MATE + score) / 2)
-        } else {
-            Score::Cp(score)
-        }
-    }
-
-    /// `cp 23` or `mate -3`, as in a UCI `info` line.
-    pub fn to_uci(self) -> String {
-        match self {
-            Score::Cp(cp) => format!("cp {cp}"),
-            Score::Mate(m) => format!("mate {m}"),
-        }
+/// The UCI score of an internal score (centipawns or `±(MATE - plies)`).
+pub fn uci_score(score: i32) -> Score {
+    if score >= MATE_BOUND {
+        Score::Mate((MATE - score + 1) / 2)
+    } else if score <= -MATE_BOUND {
+        Score::Mate(-(MATE + score) / 2)
+    } else {
+        Score::Cp(score)
     }
 }
 
@@ -321,7 +306,7 @@ impl<'a> Searcher<'a> {
                     on_info(&SearchInfo {
                         depth: completed,
                         seldepth,
-                        score: Score::from_internal(best_score),
+                        score: uci_score(best_score),
                         nodes: self.nodes,
                         elapsed: self.time.elapsed(),
                         hashfull: self.tt.hashfull(),
@@ -348,7 +333,7 @@ impl<'a> Searcher<'a> {
             on_info(&SearchInfo {
                 depth: completed,
                 seldepth,
-                score: Score::from_internal(score),
+                score: uci_score(score),
                 nodes: self.nodes,
                 elapsed: self.time.elapsed(),
                 hashfull: self.tt.hashfull(),
@@ -378,7 +363,7 @@ impl<'a> Searcher<'a> {
         SearchResult {
             best_move: best.first().copied(),
             ponder: best.get(1).copied(),
-            score: Score::from_internal(best_score),
+            score: uci_score(best_score),
             depth: completed,
             seldepth,
             nodes: self.nodes,
@@ -874,12 +859,12 @@ mod tests {
 
     #[test]
     fn mate_scores_in_moves() {
-        assert_eq!(Score::from_internal(MATE - 1), Score::Mate(1));
-        assert_eq!(Score::from_internal(MATE - 3), Score::Mate(2));
-        assert_eq!(Score::from_internal(-MATE + 2), Score::Mate(-1));
-        assert_eq!(Score::from_internal(-MATE), Score::Mate(0));
-        assert_eq!(Score::from_internal(-35), Score::Cp(-35));
-        assert_eq!(Score::Mate(-2).to_uci(), "mate -2");
+        assert_eq!(uci_score(MATE - 1), Score::Mate(1));
+        assert_eq!(uci_score(MATE - 3), Score::Mate(2));
+        assert_eq!(uci_score(-MATE + 2), Score::Mate(-1));
+        assert_eq!(uci_score(-MATE), Score::Mate(0));
+        assert_eq!(uci_score(-35), Score::Cp(-35));
+        assert_eq!(Score::Mate(-2).to_string(), "mate -2");
     }
 
     #[test]

@@ -23,7 +23,6 @@ use arbiter_uci::{BestMove, GoLimits, Info, OptionDecl, PositionCommand, SetOpti
 use crate::search::{nps, SearchInfo, SearchResult};
 use crate::timeman::{ClockLimits, Limits, DEFAULT_MOVE_OVERHEAD};
 use crate::tt::available_memory_mb;
-use crate::Score;
 use crate::{Engine, Params, DEFAULT_HASH_MB, MAX_HASH_MB};
 
 /// Where UCI output goes; shared by the input and search threads, one whole line at a time.
@@ -217,7 +216,7 @@ pub fn info_line(info: &SearchInfo<'_>) -> String {
     Info {
         depth: Some(info.depth),
         seldepth: Some(info.seldepth),
-        score: Some(info.score.into()),
+        score: Some(info.score),
         nodes: Some(info.nodes),
         nps: Some(info.nps()),
         hashfull: Some(info.hashfull),
@@ -235,7 +234,7 @@ fn final_lines(result: &SearchResult) -> Vec<String> {
     if result.best_move.is_none() {
         let info = Info {
             depth: Some(0),
-            score: Some(result.score.into()),
+            score: Some(result.score),
             nodes: Some(result.nodes),
             nps: Some(nps(result.nodes, result.elapsed)),
             time: Some(result.elapsed),
@@ -252,16 +251,6 @@ fn final_lines(result: &SearchResult) -> Vec<String> {
     };
     lines.push(best.to_string());
     lines
-}
-
-/// staunton's score as the protocol says it.
-impl From<Score> for arbiter_uci::Score {
-    fn from(score: Score) -> arbiter_uci::Score {
-        match score {
-            Score::Cp(cp) => arbiter_uci::Score::Cp(cp),
-            Score::Mate(n) => arbiter_uci::Score::Mate(n),
-        }
-    }
 }
 
 /// What the input thread keeps between commands.
@@ -527,17 +516,5 @@ mod tests {
         for line in lines.iter().filter(|l| l.starts_with("option ")) {
             assert_eq!(OptionDecl::parse(line).unwrap().to_string(), *line);
         }
-    }
-
-    #[test]
-    fn scores_as_the_protocol_says_them() {
-        assert_eq!(
-            arbiter_uci::Score::from(Score::Mate(-2)).to_string(),
-            "mate -2"
-        );
-        assert_eq!(
-            arbiter_uci::Score::from(Score::Cp(17)),
-            arbiter_uci::Score::Cp(17)
-        );
     }
 }

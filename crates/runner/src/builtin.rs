@@ -235,7 +235,7 @@ fn reply(result: &SearchResult, elapsed: Duration) -> Reply {
     let info = Info {
         depth: Some(result.depth),
         seldepth: Some(result.seldepth),
-        score: Some(result.score.into()),
+        score: Some(result.score),
         nodes: Some(result.nodes),
         time: Some(result.elapsed),
         pv: result.pv.iter().map(|&mv| move_to_uci(Some(mv))).collect(),
