@@ -949,7 +949,7 @@ impl CheckedEngine {
 }
 
 /// Most games in flight at once. Each holds two engines (for UCI engines two processes, each
-/// with its pipes and a reader thread; in process two hash tables): past a few thousand a
+/// with its pipes and a stderr thread, and a thread per game; in process two hash tables): past a few thousand a
 /// machine runs out of threads, descriptors or memory long before it runs out of cores.
 pub const MAX_CONCURRENCY: usize = 4096;
 

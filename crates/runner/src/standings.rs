@@ -313,7 +313,8 @@ fn crosstable(names: &[String], order: &[usize], pairings: &[PairingResult]) -> 
     }
 }
 
-/// The standings as cutechess prints them, with LOS: see [`table`].
+/// The standings as cutechess prints them (`Tournament::results()`), with LOS over the next
+/// engine added at the end.
 pub fn standings_table(s: &Standings) -> String {
     table(&s.engines)
 }
