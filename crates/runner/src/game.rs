@@ -167,8 +167,8 @@ const OWN_THREAD_GAMES: usize = 256;
 /// multi-threaded runtime), which waits on the engines' pipes itself: each line the engine
 /// writes wakes that thread once, and `bestmove` is answered with the next `go` from there,
 /// with no hand-over to another thread, no scheduler and no timer per move (see
-/// [`crate::process`]). Elsewhere (a current-thread runtime, or past `OWN_THREAD_GAMES` games at once)
-/// each wait is a blocking task of the runtime: slower, the same behaviour.
+/// [`crate::process`]). Elsewhere (a current-thread runtime, or past `OWN_THREAD_GAMES` games
+/// at once) each wait is a blocking task of the runtime: slower, the same behaviour.
 pub async fn play_game(
     white: &mut Player,
     black: &mut Player,

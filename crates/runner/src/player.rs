@@ -128,7 +128,7 @@ pub struct PositionCommand {
 impl PositionCommand {
     pub fn new(start: &Position) -> PositionCommand {
         let fen = (*start != Position::starting()).then(|| start.fen());
-        let mut text = uci::position_command(fen.as_deref(), &[]);
+        let mut text = uci::PositionCommand::line(fen.as_deref(), &[]);
         text.reserve(6 * 200);
         PositionCommand {
             text,

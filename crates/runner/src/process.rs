@@ -26,7 +26,7 @@ use tokio::process::{Child, ChildStdin, Command};
 
 use crate::builtin::on_game_thread;
 use crate::tc::human_duration;
-use crate::uci::{self, GoLimits, Info, OptionDecl};
+use crate::uci::{BestMove, GoLimits, Info, OptionDecl, SetOption};
 
 /// How to start an engine and set it up. Nothing passes through a shell: `cmd`, `args`, `dir`
 /// and `env` reach the operating system as given.
@@ -537,7 +537,7 @@ impl UciProcess {
                 engine.name = Some(name.trim().to_owned());
             } else if let Some(author) = text.strip_prefix("id author ") {
                 engine.author = Some(author.trim().to_owned());
-            } else if let Some(option) = uci::parse_option(text) {
+            } else if let Some(option) = OptionDecl::parse(text) {
                 engine.options.push(option);
             }
         }
@@ -601,12 +601,8 @@ impl UciProcess {
         let name = self
             .option(name)
             .map_or(name.to_owned(), |o| o.name.clone());
-        let line = if value.is_empty() {
-            format!("setoption name {name}")
-        } else {
-            format!("setoption name {name} value {value}")
-        };
-        self.send(&line).await
+        let value = (!value.is_empty()).then(|| value.to_owned());
+        self.send(&SetOption { name, value }.to_string()).await
     }
 
     /// `isready` until `readyok`, discarding everything else, including a late `bestmove` from
@@ -658,8 +654,7 @@ impl UciProcess {
             output.filter.searching = true;
         }
         // One write for both lines: one wake-up of the engine, one system call.
-        self.send_lines(&[position, &uci::go_command(limits)])
-            .await?;
+        self.send_lines(&[position, &limits.to_string()]).await?;
         let started = Instant::now();
         self.searching = true;
         let flag = deadline.map(|d| started + d);
@@ -674,14 +669,18 @@ impl UciProcess {
                 }
                 Err(fault) => return Err(fault),
             };
-            if let Some((bestmove, ponder)) = uci::parse_bestmove(&line.text) {
+            if let Some(BestMove {
+                mv: bestmove,
+                ponder,
+            }) = BestMove::parse(&line.text)
+            {
                 self.searching = false;
                 let elapsed = line.at.saturating_duration_since(started);
                 // The filter kept only the last scored line, parsed once here.
                 return Ok(Reply {
                     bestmove,
                     ponder,
-                    info: line.info.map(|text| uci::parse_info(&text)),
+                    info: line.info.map(|text| Info::parse(&text)),
                     elapsed,
                 });
             }
@@ -1461,7 +1460,7 @@ pub(crate) mod tests {
             assert_eq!(
                 (info.score, info.depth, info.nodes, info.pv),
                 (
-                    Some(uci::Score::Cp(7)),
+                    Some(crate::uci::Score::Cp(7)),
                     Some(2),
                     Some(30),
                     vec!["e2e4".to_owned(), "e7e5".to_owned()]
