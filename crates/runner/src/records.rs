@@ -1,6 +1,7 @@
-//! The typed records a run writes: one per finished game and one summary per run. The JSON-lines
-//! file, the store's JSON column and (later) reports and the HTTP API all use these structs, so
-//! a field is named and typed once; `schema` lets a reader tell the versions apart.
+//! The typed records a run writes: one per finished game, one per committed pair and one summary
+//! per run. The JSON-lines file, the store's JSON column and (later) reports and the HTTP API all
+//! use these structs, so a field is named and typed once; `schema` lets a reader tell the
+//! versions apart.
 
 use serde::{Deserialize, Serialize};
 
@@ -15,7 +16,8 @@ pub struct GameEntry {
     pub kind: EntryKind,
     /// The game's number in the run, from 1.
     pub game: u64,
-    /// The unit of two games it belongs to (the colour-swapped pair), from 0.
+    /// The unit of two games it belongs to (the colour-swapped pair), from 0, numbered across
+    /// the run's pairings in schedule order (in a match, the pair's index).
     pub pair: u64,
     pub white: String,
     pub black: String,
@@ -43,7 +45,61 @@ pub struct GameEntry {
 #[serde(rename_all = "lowercase")]
 pub enum EntryKind {
     Game,
+    Pair,
     Summary,
+}
+
+/// One committed pair (`"type": "pair"`), as the store's commit order gives them: what a report
+/// draws the statistics' path from, one point per pair, and what a fleet worker will hand over.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PairEntry {
+    pub schema: u32,
+    #[serde(rename = "type")]
+    pub kind: EntryKind,
+    /// Its place in the run's commit order, from 1.
+    pub sequence: u64,
+    /// The pairing (0 in a match) and the pair's index within it (its round).
+    pub pairing: u32,
+    pub index: u64,
+    /// The pairing's engines: the tally is from `first`'s side.
+    pub first: String,
+    pub second: String,
+    pub wins: u8,
+    pub draws: u8,
+    pub losses: u8,
+    /// The pentanomial bucket 0..=4 (LL, LD, DD or WL, DW, WW); meaningless when unpaired.
+    pub penta: u8,
+    /// Milliseconds since the Unix epoch.
+    pub committed_at_ms: u64,
+}
+
+impl PairEntry {
+    /// The record of a pair of `run` read back from the store; `None` when the run has no such
+    /// pairing (a store and a run that do not belong together).
+    pub fn from_committed(
+        run: &arbiter_store::RunSpec,
+        pair: &arbiter_store::CommittedPair,
+    ) -> Option<PairEntry> {
+        let pairing = run.pairings.get(pair.key.pairing as usize)?;
+        let name = |engine: usize| run.engines.get(engine).cloned();
+        Some(PairEntry {
+            schema: SCHEMA,
+            kind: EntryKind::Pair,
+            sequence: pair.sequence,
+            pairing: pair.key.pairing,
+            index: pair.key.index,
+            first: name(pairing.first)?,
+            second: name(pairing.second)?,
+            wins: pair.tally.wins,
+            draws: pair.tally.draws,
+            losses: pair.tally.losses,
+            penta: pair.tally.penta,
+            committed_at_ms: pair
+                .committed_at
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64),
+        })
+    }
 }
 
 /// How a run ended: one type from the store (which keeps it under a CHECK constraint) to the
@@ -103,5 +159,106 @@ mod tests {
             assert_eq!(json, format!("\"{}\"", outcome.as_str()));
         }
         assert!("h1".parse::<RunOutcome>().is_err());
+    }
+
+    /// A tournament's pairs read back from a real store in commit order become records that
+    /// name the pairing's engines, add up to the store's totals, and survive JSON.
+    #[tokio::test]
+    async fn pair_records_follow_the_store_commit_order() {
+        use arbiter_store::{
+            CommittedPair, GameResult, GameRow, Location, PairKey, PairRecord, PairTally, Pairing,
+            RunSpec, Store,
+        };
+        use futures_util::TryStreamExt;
+        use std::time::{Duration, SystemTime};
+
+        let dir = tempfile::tempdir().unwrap();
+        let location = Location::parse(&dir.path().join("runs.db").display().to_string());
+        let store = Store::open(&location).await.unwrap();
+        let pairing = |first, second| Pairing {
+            first,
+            second,
+            pairs_planned: 3,
+        };
+        let spec = RunSpec {
+            name: "records".into(),
+            seed: 7,
+            config: String::new(),
+            engines: vec!["a".into(), "b".into(), "c".into()],
+            pairings: vec![pairing(0, 1), pairing(0, 2), pairing(1, 2)],
+        };
+        let run = store.create_run(&spec).await.unwrap();
+        let game = |number: u64, result| GameRow {
+            game_number: number,
+            white: "w".into(),
+            black: "b".into(),
+            result,
+            termination: "normal".into(),
+            plies: 1,
+            opening_index: 0,
+            opening_fen: String::new(),
+            pgn: String::new(),
+            json: String::new(),
+            started_at: SystemTime::UNIX_EPOCH + Duration::from_secs(1),
+            duration: Duration::from_millis(5),
+        };
+        // (pairing, index, wins of the first engine): committed out of schedule order.
+        let commits = [(2u32, 1u64, 2u8), (0, 0, 1), (1, 2, 0), (2, 0, 1)];
+        for (n, &(pairing, index, wins)) in commits.iter().enumerate() {
+            let (first, second) = match wins {
+                2 => (GameResult::WhiteWins, GameResult::BlackWins),
+                1 => (GameResult::WhiteWins, GameResult::WhiteWins),
+                _ => (GameResult::BlackWins, GameResult::WhiteWins),
+            };
+            let record = PairRecord {
+                run,
+                key: PairKey { pairing, index },
+                tally: PairTally {
+                    wins,
+                    draws: 0,
+                    losses: 2 - wins,
+                    penta: 2 * wins,
+                },
+                games: [
+                    game(2 * n as u64 + 1, first),
+                    game(2 * n as u64 + 2, second),
+                ],
+            };
+            assert_eq!(
+                store.commit_pair(&record).await.unwrap(),
+                arbiter_store::Committed::Inserted
+            );
+        }
+        let pairs: Vec<CommittedPair> = store
+            .pairs_in_commit_order(run)
+            .try_collect()
+            .await
+            .unwrap();
+        let entries: Vec<PairEntry> = pairs
+            .iter()
+            .map(|p| PairEntry::from_committed(&spec, p).expect("a pairing of the run"))
+            .collect();
+        let order: Vec<(u32, u64)> = entries.iter().map(|e| (e.pairing, e.index)).collect();
+        assert_eq!(order, commits.map(|(p, i, _)| (p, i)));
+        assert_eq!(
+            entries.iter().map(|e| e.sequence).collect::<Vec<_>>(),
+            [1, 2, 3, 4]
+        );
+        let names: Vec<(&str, &str)> = entries
+            .iter()
+            .map(|e| (e.first.as_str(), e.second.as_str()))
+            .collect();
+        assert_eq!(names, [("b", "c"), ("a", "b"), ("a", "c"), ("b", "c")]);
+        let wins: u64 = entries.iter().map(|e| u64::from(e.wins)).sum();
+        assert_eq!(wins, store.totals(run).await.unwrap().wins);
+        for entry in &entries {
+            let json = serde_json::to_string(entry).unwrap();
+            assert!(json.contains("\"type\":\"pair\""), "{json}");
+            assert_eq!(&serde_json::from_str::<PairEntry>(&json).unwrap(), entry);
+        }
+        // A pairing the run does not have gives no record rather than a wrong one.
+        let mut stray = pairs[0];
+        stray.key.pairing = 9;
+        assert_eq!(PairEntry::from_committed(&spec, &stray), None);
     }
 }
