@@ -3,25 +3,18 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use arbiter_runner::records::{self, GameEntry, RunOutcome, RunSummary};
 use arbiter_store::{Location, Store};
+use common::{text, BOOK};
 use futures_util::StreamExt;
 
-const BOOK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../openings/quick.epd");
+mod common;
 
+/// `arbiter` with a command line written as one string (no argument holds a space).
 fn arbiter(line: &str, dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args(line.split_whitespace())
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run arbiter")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    common::arbiter(&line.split_whitespace().collect::<Vec<_>>(), dir)
 }
 
 /// Two in-process staunton engines at a few hundred nodes, from the shipped book.

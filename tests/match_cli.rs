@@ -1,15 +1,9 @@
 //! `arbiter match` through the real binary: both front ends (TOML and the cutechess grammar),
 //! the SPRT stopping the run with the exit codes ARCHITECTURE.md gives CI, and configuration errors.
 
-use std::process::{Command, Output};
+mod common;
 
-fn arbiter(args: &[&str], dir: &std::path::Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run arbiter")
-}
+use common::arbiter;
 
 /// staunton at 1000 nodes a move against staunton at 60, with an SPRT whose H1 is easy to
 /// reach, in the cutechess grammar.

@@ -4,21 +4,13 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 
 use arbiter_store::{Location, Store};
+use common::{arbiter, text, BOOK};
 use futures_util::StreamExt;
 
-const BOOK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../openings/quick.epd");
-
-fn arbiter(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run arbiter")
-}
+mod common;
 
 fn spawn(args: &[&str], dir: &Path) -> Child {
     Command::new(env!("CARGO_BIN_EXE_arbiter"))
@@ -41,10 +33,6 @@ fn config(name: &str, rounds: u64, extra: &str) -> String {
          [[engine]]\nname = \"dev\"\nbuiltin = \"staunton\"\n\
          [[engine]]\nname = \"base\"\nbuiltin = \"staunton\"\nparams = {{ knight_mg = 250 }}\n"
     )
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// The JSON of every stored game of run `name`, in order.

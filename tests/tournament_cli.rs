@@ -5,27 +5,15 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
 
 use arbiter_runner::records::RunSummary;
 use arbiter_store::{Location, Store};
+use common::{arbiter, text, BOOK};
 use futures_util::StreamExt;
 
-const BOOK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../openings/quick.epd");
+mod common;
+
 const STOCKFISH: &str = "/usr/games/stockfish";
-
-fn arbiter(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run arbiter")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 /// The White and Black tags of every game of the PGN file, in order.
 fn players_of_games(pgn: &str) -> Vec<(String, String)> {
