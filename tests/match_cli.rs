@@ -138,3 +138,72 @@ fn configuration_errors_exit_2_and_name_the_problem() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean cmd"));
 }
+
+/// Every engine move's record keeps what the time charts need: the time the runner measured,
+/// the search time the engine reported, and the mover's clock after the move.
+#[test]
+fn game_records_keep_each_moves_clock_and_the_engines_own_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = arbiter(
+        &[
+            "-engine",
+            "builtin=staunton",
+            "name=a",
+            "-engine",
+            "builtin=staunton",
+            "name=b",
+            "-each",
+            "tc=2+0.05",
+            "hash=0",
+            "-maxmoves",
+            "30",
+            "-rounds",
+            "1",
+            "-store",
+            "runs.db",
+            "-jsonl",
+            "games.jsonl",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
+    let jsonl = std::fs::read_to_string(dir.path().join("games.jsonl")).unwrap();
+    let games: Vec<arbiter_runner::records::GameEntry> = jsonl
+        .lines()
+        .filter(|line| line.contains("\"type\":\"game\""))
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(games.len(), 2);
+    for game in &games {
+        let moves = game.move_ms.len();
+        assert!(moves > 0);
+        assert_eq!(game.engine_ms.len(), moves);
+        assert_eq!(game.clock_ms.len(), moves);
+        for ((&seen, reported), clock) in
+            game.move_ms.iter().zip(&game.engine_ms).zip(&game.clock_ms)
+        {
+            let reported = reported.expect("staunton reports its search time");
+            assert!(
+                reported as f64 <= seen + 1.0,
+                "{reported} ms searched in {seen} ms"
+            );
+            let clock = clock.expect("a clock");
+            // 2 s base, 50 ms increment a move, never more than base + increment after a move.
+            assert!(clock <= 2050, "{clock}");
+        }
+        // Each side's clock falls from move to move by at most the increment's gain.
+        for side in 0..2 {
+            let clocks: Vec<i64> = game
+                .clock_ms
+                .iter()
+                .skip(side)
+                .step_by(2)
+                .flatten()
+                .copied()
+                .collect();
+            for pair in clocks.windows(2) {
+                assert!(pair[1] <= pair[0] + 50, "{clocks:?}");
+            }
+        }
+    }
+}

@@ -18,7 +18,7 @@ use crate::builtin::{as_game_thread, block_on};
 use crate::openings::Opening;
 use crate::player::{MoveRequest, Player, PositionCommand};
 use crate::process::EngineFault;
-use crate::tc::{charge_move, Clock, TimeControl};
+use crate::tc::{charge_move, Clock, ClockTime, TimeControl};
 use crate::uci::{Clocks, GoLimits, Score};
 
 /// Everything a game needs besides its players.
@@ -41,6 +41,13 @@ pub struct MoveStats {
     pub nodes: Option<u64>,
     /// From writing `go` to reading `bestmove`.
     pub elapsed: Duration,
+    /// The search time the engine itself reported (its last `info ... time`): what `elapsed`
+    /// holds beyond it is pipe, scheduling and the engine's own start-up and shutdown of the
+    /// search, the part of a time loss that is not the search's.
+    pub reported: Option<Duration>,
+    /// What the mover's clock held after this move (increment included); negative within the
+    /// margin. `None` without a clock.
+    pub clock_after: Option<ClockTime>,
 }
 
 impl MoveStats {
@@ -312,6 +319,8 @@ async fn play(
             depth: info.and_then(|i| i.depth),
             nodes: info.and_then(|i| i.nodes),
             elapsed: think_time,
+            reported: info.and_then(|i| i.time),
+            clock_after: tc.clock.map(|_| clocks[side].remaining()),
         }));
         let adjudicated = adjudicator.after_move(MovePlayed {
             mover,

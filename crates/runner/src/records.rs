@@ -35,6 +35,15 @@ pub struct GameEntry {
     pub moves: String,
     /// Milliseconds each engine move took, from `go` to `bestmove`.
     pub move_ms: Vec<f64>,
+    /// Per engine move, as `move_ms`: the search time the engine reported (its last `info
+    /// time`), none when it reported none. `move_ms` minus this is the latency the runner saw
+    /// beyond the search. Absent in records written before it was kept.
+    #[serde(default)]
+    pub engine_ms: Vec<Option<u64>>,
+    /// Per engine move, as `move_ms`: milliseconds left on the mover's clock after the move
+    /// (increment included; negative within the time margin), none without a clock.
+    #[serde(default)]
+    pub clock_ms: Vec<Option<i64>>,
     pub duration_ms: u64,
     /// Time the runner itself spent per engine move, outside the engines.
     pub runner_overhead_us: u64,

@@ -923,6 +923,18 @@ pub fn game_json(record: &GameRecord, number: u64, pair: u64) -> String {
             .flatten()
             .map(|s| s.elapsed.as_secs_f64() * 1000.0)
             .collect(),
+        engine_ms: record
+            .stats
+            .iter()
+            .flatten()
+            .map(|s| s.reported.map(|t| t.as_millis() as u64))
+            .collect(),
+        clock_ms: record
+            .stats
+            .iter()
+            .flatten()
+            .map(|s| s.clock_after.map(|c| c.as_millis()))
+            .collect(),
         duration_ms: record.duration.as_millis() as u64,
         runner_overhead_us: record.overhead.as_micros() as u64,
     };
