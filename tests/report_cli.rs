@@ -24,7 +24,7 @@ const BOOK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../openings/quick.ep
 /// summary.
 fn play_match(dir: &Path) -> serde_json::Value {
     let config = format!(
-        "rounds = 4\nconcurrency = 2\nstore = \"runs.db\"\n\
+        "name = \"ci-run\"\nrounds = 4\nconcurrency = 2\nstore = \"runs.db\"\n\
          [each]\ntc = \"inf\"\nnodes = 200\nhash = 0\n\
          [adjudication]\nmaxmoves = 30\n\
          [sprt]\nelo0 = 0\nelo1 = 10\n\
@@ -167,7 +167,7 @@ fn a_report_holds_the_stores_numbers_and_one_llr_point_per_pair() {
     let out = arbiter(
         &[
             "report",
-            "dev-vs-base",
+            "ci-run",
             "--store",
             "runs.db",
             "--out",
@@ -178,13 +178,64 @@ fn a_report_holds_the_stores_numbers_and_one_llr_point_per_pair() {
         dir.path(),
         &[],
     );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if out.status.code() == Some(0) {
-        assert!(dir.path().join("only-json/report.json").exists());
-        assert!(!dir.path().join("only-json/index.html").exists());
-    } else {
-        // The run's name is the configuration's; the message names what was asked for.
-        assert!(stderr.contains("dev-vs-base"), "{stderr}");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(dir.path().join("only-json/report.json").exists());
+    assert!(!dir.path().join("only-json/index.html").exists());
+}
+
+/// A round-robin of three engines: standings with error bars and the crosstable heat map, whose
+/// cells hold the store's pairing totals.
+#[test]
+fn a_tournament_report_has_standings_and_a_crosstable() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = format!(
+        "tournament = \"round-robin\"\nrounds = 2\nconcurrency = 2\nstore = \"runs.db\"\n\
+         [each]\ntc = \"inf\"\nnodes = 150\nhash = 0\n[adjudication]\nmaxmoves = 30\n\
+         [openings]\nfile = \"{BOOK}\"\n"
+    );
+    for (name, knight) in [("a", 325), ("b", 250), ("c", 200)] {
+        config.push_str(&format!(
+            "[[engine]]\nname = \"{name}\"\nbuiltin = \"staunton\"\nparams = {{ knight_mg = {knight} }}\n"
+        ));
+    }
+    std::fs::write(dir.path().join("rr.toml"), config).unwrap();
+    let out = arbiter(&["match", "--quiet", "rr.toml"], dir.path(), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = arbiter(&["report", "1", "--store", "runs.db"], dir.path(), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = dir.path().join("report-1");
+    let standings = read(&report.join("standings.svg"));
+    assert_eq!(attribute(&standings, "data-points"), "3");
+    let crosstable = read(&report.join("crosstable.svg"));
+    assert_eq!(attribute(&crosstable, "data-points"), "9");
+    let (totals, _) = store_counts(&dir.path().join("runs.db"));
+    let json: serde_json::Value = serde_json::from_str(&read(&report.join("report.json"))).unwrap();
+    assert_eq!(json["summary"]["pairs"], totals.pairs);
+    let engines = json["standings"]["engines"].as_array().unwrap();
+    let games: u64 = engines.iter().map(|e| e["games"].as_u64().unwrap()).sum();
+    assert_eq!(games, 2 * (totals.wins + totals.draws + totals.losses));
+    assert!(json["series"]["llr"].is_null(), "no SPRT in a tournament");
+    let html = read(&report.join("index.html"));
+    for name in ["a", "b", "c"] {
+        assert!(
+            html.contains(&format!("<td>{name}</td>")),
+            "{name} in the standings table"
+        );
     }
 }
 
