@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 use arbiter_report::{Format, Report, RunData};
-use arbiter_store::{Location, RunId, Store};
+use arbiter_store::{Location, RunId, Store, StoreError};
 
 #[derive(clap::Args)]
 pub struct ReportArgs {
@@ -70,7 +70,11 @@ async fn load(args: &ReportArgs) -> anyhow::Result<RunData> {
         .with_context(|| format!("open the store {location}"))?;
     let key = &args.run;
     let found = match key.parse::<i64>() {
-        Ok(id) => store.run(RunId::new(id)).await.ok(),
+        Ok(id) => match store.run(RunId::new(id)).await {
+            Ok(run) => Some(run),
+            Err(StoreError::UnknownRun { .. }) => None,
+            Err(err) => return Err(err.into()),
+        },
         Err(_) => store.find_run_by_name(key).await?,
     };
     let Some(found) = found else {
