@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 mod match_cmd;
 mod perft;
 mod rate;
+mod report_cmd;
 mod sprt;
 
 /// Test, tune and rank chess engines.
@@ -31,6 +32,8 @@ enum Command {
     Sprt(sprt::SprtArgs),
     /// A rating list (maximum-likelihood Elo) from the games of PGN files.
     Rate(rate::RateArgs),
+    /// Plotted results of a stored run: an HTML page, a Markdown summary and JSON.
+    Report(report_cmd::ReportArgs),
 }
 
 fn run_cutechess(args: &[String]) -> ExitCode {
@@ -71,6 +74,7 @@ fn main() -> ExitCode {
         Command::Perft(args) => perft::run(&args),
         Command::Sprt(args) => sprt::run(&args),
         Command::Rate(args) => rate::run(&args),
+        Command::Report(args) => report_cmd::run(&args),
     };
     match result {
         Ok(code) => code,

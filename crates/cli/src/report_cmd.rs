@@ -1,0 +1,86 @@
+//! `arbiter report RUN`: plotted results of a stored run as HTML, Markdown and JSON.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context};
+use arbiter_report::{Format, Report, RunData};
+use arbiter_store::{Location, RunId, Store, StoreError};
+
+#[derive(clap::Args)]
+pub struct ReportArgs {
+    /// The run, by id or name (as `arbiter match --resume` takes it).
+    run: String,
+    /// The database holding the run.
+    #[arg(long, default_value = "arbiter.db")]
+    store: String,
+    /// Where to write the report (default: report-RUN/).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Comma-separated formats: html (index.html), md (summary.md and the charts as SVG files),
+    /// json (report.json).
+    #[arg(long, default_value = "html,md,json")]
+    format: String,
+}
+
+/// Runs `arbiter report`.
+pub fn run(args: &ReportArgs) -> anyhow::Result<ExitCode> {
+    let formats = args
+        .format
+        .split(',')
+        .map(str::parse::<Format>)
+        .collect::<Result<Vec<Format>, String>>()
+        .map_err(|e| anyhow::anyhow!("--format: {e}"))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("start the runtime")?;
+    let data = runtime.block_on(load(args))?;
+    let report = Report::build(&data)?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("report-{}", args.run)));
+    let written = report
+        .write(&out, &formats)
+        .with_context(|| format!("write the report into {}", out.display()))?;
+    // GitHub Actions shows this file on the run's page: the Markdown goes there as well.
+    if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty()) {
+        let path = PathBuf::from(summary);
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .and_then(|mut file| file.write_all(report.markdown().as_bytes()))
+            .with_context(|| format!("append to GITHUB_STEP_SUMMARY {}", path.display()))?;
+    }
+    let mut stdout = std::io::stdout().lock();
+    for path in written {
+        let _ = writeln!(stdout, "{}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn load(args: &ReportArgs) -> anyhow::Result<RunData> {
+    let location = &args.store;
+    // A mistyped path must not become an empty database.
+    let store = Store::open_existing(&Location::parse(location))
+        .await
+        .with_context(|| format!("open the store {location}"))?;
+    let key = &args.run;
+    let found = match key.parse::<i64>() {
+        Ok(id) => match store.run(RunId::new(id)).await {
+            Ok(run) => Some(run),
+            Err(StoreError::UnknownRun { .. }) => None,
+            Err(err) => return Err(err.into()),
+        },
+        Err(_) => store.find_run_by_name(key).await?,
+    };
+    let Some(found) = found else {
+        bail!("run {key}: no such run in {location}")
+    };
+    let data = RunData::load(&store, found.id).await?;
+    store.close().await;
+    Ok(data)
+}

@@ -1,0 +1,162 @@
+//! Everything a report draws, read from the store once.
+
+use std::collections::BTreeMap;
+
+use arbiter_runner::config::RunConfig;
+use arbiter_runner::records::GameEntry;
+use arbiter_stats::Sprt;
+use arbiter_store::{CommittedPair, GameResult, Run, RunId, Store, StoredGame, Totals};
+use futures_util::TryStreamExt;
+
+use crate::ReportError;
+
+/// What a report needs of one game: the store's row and its typed JSON record, without the
+/// PGN or the move list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameFacts {
+    /// The pairing of its pair and the pair's index within it.
+    pub pairing: u32,
+    pub pair_index: u64,
+    /// 0 or 1 within the pair.
+    pub game_index: u8,
+    pub white: String,
+    pub black: String,
+    pub result: GameResult,
+    /// PGN's `Termination`: `normal`, `adjudication`, `time forfeit` ...
+    pub termination: String,
+    pub plies: u32,
+    /// Where the opening came from (`book.epd:12`); `#N` (its index in the book) for a game
+    /// whose record lacks it.
+    pub opening: String,
+    /// The engines' moves and the milliseconds they took in all, from `go` to `bestmove`.
+    pub engine_moves: usize,
+    pub move_ms_total: f64,
+}
+
+/// A run as a report sees it.
+#[derive(Clone, Debug)]
+pub struct RunData {
+    pub run: Run,
+    /// The SPRT the run was played under; none for a fixed-length match or a tournament.
+    pub sprt: Option<Sprt>,
+    /// Played in colour-swapped pairs: the statistics are pentanomial, else trinomial.
+    pub paired: bool,
+    /// `match`, `round-robin` or `gauntlet`.
+    pub kind: String,
+    /// The pairs in the order they were committed (`sequence` 1, 2, 3 ...).
+    pub pairs: Vec<CommittedPair>,
+    /// The games in the runner's numbering.
+    pub games: Vec<GameFacts>,
+    pub totals: Totals,
+    /// Indexed by pairing.
+    pub pairing_totals: Vec<Totals>,
+}
+
+impl RunData {
+    /// Reads run `run` from `store`: an unknown run is the store's `UnknownRun` error. Games
+    /// are streamed and reduced to their facts as they come, so a 100,000-game run never holds
+    /// its PGN in memory.
+    pub async fn load(store: &Store, run: RunId) -> Result<RunData, ReportError> {
+        let found = store.run(run).await?;
+        let config_error = |source| ReportError::Config {
+            run: run.get(),
+            source,
+        };
+        let checked = RunConfig::parse(&found.spec.config, &format!("run {run}"))
+            .and_then(|config| config.check())
+            .map_err(config_error)?;
+        let pairs: Vec<CommittedPair> = store.pairs_in_commit_order(run).try_collect().await?;
+        let mut games = Vec::new();
+        let mut stream = store.games(run);
+        while let Some(stored) = stream.try_next().await? {
+            games.push(GameFacts::from_stored(stored));
+        }
+        drop(stream);
+        let totals = store.totals(run).await?;
+        let pairing_totals = store.pairing_totals(run).await?;
+        Ok(RunData {
+            run: found,
+            sprt: checked.sprt,
+            paired: checked.paired,
+            kind: checked.kind.as_str().to_owned(),
+            pairs,
+            games,
+            totals,
+            pairing_totals,
+        })
+    }
+
+    /// The run's engine names.
+    pub fn engines(&self) -> &[String] {
+        &self.run.spec.engines
+    }
+
+    /// More than one pairing: standings and a crosstable instead of one engine's Elo.
+    pub fn is_tournament(&self) -> bool {
+        self.run.spec.pairings.len() > 1
+    }
+
+    /// The names of pairing `pairing`'s engines, first (whose side the counts are from) first.
+    pub fn pairing_names(&self, pairing: u32) -> Option<(&str, &str)> {
+        let p = self.run.spec.pairings.get(pairing as usize)?;
+        Some((
+            self.run.spec.engines.get(p.first)?.as_str(),
+            self.run.spec.engines.get(p.second)?.as_str(),
+        ))
+    }
+
+    /// Each pair's games, by (pairing, index): what per-opening results are made of.
+    pub fn games_by_pair(&self) -> BTreeMap<(u32, u64), Vec<&GameFacts>> {
+        let mut by_pair: BTreeMap<(u32, u64), Vec<&GameFacts>> = BTreeMap::new();
+        for game in &self.games {
+            by_pair
+                .entry((game.pairing, game.pair_index))
+                .or_default()
+                .push(game);
+        }
+        by_pair
+    }
+}
+
+impl GameFacts {
+    /// The facts of a stored game. Its JSON record is preferred for what the row lacks (the
+    /// opening's name, move times); a row without a readable record (written before records were
+    /// typed) still counts, with the book index as its opening.
+    fn from_stored(stored: StoredGame) -> GameFacts {
+        let row = stored.game;
+        let entry = serde_json::from_str::<GameEntry>(&row.json).ok();
+        let (opening, engine_moves, move_ms_total) = match entry {
+            Some(e) => (e.opening, e.move_ms.len(), e.move_ms.iter().sum()),
+            None => (format!("#{}", row.opening_index), 0, 0.0),
+        };
+        GameFacts {
+            pairing: stored.pairing,
+            pair_index: stored.pair_index,
+            game_index: stored.game_index,
+            white: row.white,
+            black: row.black,
+            result: row.result,
+            termination: row.termination,
+            plies: row.plies,
+            opening,
+            engine_moves,
+            move_ms_total,
+        }
+    }
+
+    /// The points `engine` scored in this game (a win 1, a draw ½); `None` if it did not play.
+    pub fn points_of(&self, engine: &str) -> Option<f64> {
+        let white = match self.result {
+            GameResult::WhiteWins => 1.0,
+            GameResult::Draw => 0.5,
+            GameResult::BlackWins => 0.0,
+        };
+        if self.white == engine {
+            Some(white)
+        } else if self.black == engine {
+            Some(1.0 - white)
+        } else {
+            None
+        }
+    }
+}

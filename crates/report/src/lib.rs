@@ -1,0 +1,56 @@
+//! Plotted results and strength reports of arbiter runs: the "reports" output of the data path
+//! in DESIGN.md, read from the store after (or while) the runner commits pairs.
+//!
+//! Three steps, each over plain data so that a new chart or format is one small function:
+//!
+//! 1. [`RunData::load`] reads everything a report needs from the store once, streaming: the
+//!    run's spec and configuration (SPRT bounds, model), its pairs in commit order, the facts of
+//!    each game from the typed JSON record (no PGN is parsed), and its totals.
+//! 2. [`series`] turns that into the numbers a chart draws (the LLR after each committed pair,
+//!    recomputed from the cumulative counts with [`arbiter_stats::Sprt::status`] exactly as the
+//!    runner decides; Elo with its interval; histograms; per-opening pair results), and
+//!    [`charts`] draws each series as an SVG string with plotters (SVG needs no fonts).
+//! 3. [`render`] writes a self-contained HTML page, a GitHub-renderable Markdown summary with the
+//!    charts as SVG files beside it, and a JSON document of the numbers and series.
+//!
+//! Every statistic comes from `arbiter_stats`; this crate only chooses what to draw.
+
+// A library speaks through its caller (events, writers, errors); the terminal is the binary's.
+#![warn(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod charts;
+mod data;
+pub mod render;
+pub mod series;
+
+pub use data::{GameFacts, RunData};
+pub use render::{Format, Report};
+
+/// What can go wrong building a report.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// Reading the store failed (an unknown run, a broken database ...).
+    #[error(transparent)]
+    Store(#[from] arbiter_store::StoreError),
+    /// The run's stored configuration no longer parses or checks.
+    #[error("run {run}: its stored configuration: {source}")]
+    Config {
+        run: i64,
+        #[source]
+        source: arbiter_runner::config::ConfigError,
+    },
+    /// A statistic could not be computed from the stored counts.
+    #[error("run {run}: {what}: {source}")]
+    Stats {
+        run: i64,
+        what: String,
+        #[source]
+        source: arbiter_stats::StatsError,
+    },
+    /// A chart could not be drawn.
+    #[error("chart {chart}: {message}")]
+    Chart {
+        chart: &'static str,
+        message: String,
+    },
+}

@@ -1,0 +1,459 @@
+//! A report's three forms: a self-contained HTML page, a Markdown summary with the charts as
+//! SVG files beside it, and a JSON document of the numbers and series.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use arbiter_runner::standings::{self, PairingResult, Standings};
+use arbiter_runner::tournament::sample;
+use arbiter_stats::estimate;
+use arbiter_store::{RunOutcome, RunState};
+use serde::Serialize;
+
+use crate::charts;
+use crate::data::RunData;
+use crate::series::{self, Bin, EloPoint, LlrPath, OpeningResult};
+use crate::ReportError;
+
+/// The openings the per-opening chart shows (the JSON holds them all).
+const OPENINGS_SHOWN: usize = 16;
+
+/// One of the files `arbiter report` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// `index.html`
+    Html,
+    /// `summary.md` and the charts as `NAME.svg`
+    Markdown,
+    /// `report.json`
+    Json,
+}
+
+impl Format {
+    pub const ALL: [Format; 3] = [Format::Html, Format::Markdown, Format::Json];
+}
+
+impl FromStr for Format {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Format, String> {
+        match s.trim() {
+            "html" => Ok(Format::Html),
+            "md" | "markdown" => Ok(Format::Markdown),
+            "json" => Ok(Format::Json),
+            other => Err(format!(
+                "{other:?} is not a report format (expected html, md or json)"
+            )),
+        }
+    }
+}
+
+/// The headline numbers, named as the run summary record names them.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub run: i64,
+    pub name: String,
+    pub engines: Vec<String>,
+    /// `match`, `round-robin` or `gauntlet`.
+    pub tournament: String,
+    /// None while the run is in progress.
+    pub verdict: Option<RunOutcome>,
+    pub model: String,
+    pub pairs: u64,
+    pub pairs_planned: u64,
+    pub games: u64,
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    pub pentanomial: Option<[u64; 5]>,
+    pub elo: Option<f64>,
+    pub elo_ci: Option<[f64; 2]>,
+    pub los: Option<f64>,
+    pub nelo: Option<f64>,
+    pub nelo_ci: Option<[f64; 2]>,
+    pub llr: Option<f64>,
+    pub lower_bound: Option<f64>,
+    pub upper_bound: Option<f64>,
+    /// `H0`, `H1` or `continue`.
+    pub state: Option<String>,
+    /// The SPRT's design: `[elo0, elo1]`, α, β and its Elo model.
+    pub sprt_bounds: Option<[f64; 2]>,
+    pub sprt_alpha: Option<f64>,
+    pub sprt_beta: Option<f64>,
+    pub sprt_model: Option<String>,
+}
+
+/// What the charts draw, as numbers.
+#[derive(Clone, Debug, Serialize)]
+pub struct Series {
+    pub llr: Option<LlrPath>,
+    pub elo: Vec<EloPoint>,
+    pub terminations: Vec<(String, u64)>,
+    pub lengths: Vec<Bin>,
+    pub openings: Vec<OpeningResult>,
+}
+
+/// A chart ready to inline or write: its file stem, its title and its SVG.
+#[derive(Clone, Debug)]
+pub struct Chart {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub svg: String,
+}
+
+/// Everything a report shows, computed once from a run's data.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub summary: Summary,
+    pub standings: Option<Standings>,
+    pub series: Series,
+    #[serde(skip)]
+    pub charts: Vec<Chart>,
+}
+
+impl Report {
+    /// Computes the numbers, series and charts of `data`.
+    pub fn build(data: &RunData) -> Result<Report, ReportError> {
+        let run = data.run.id.get();
+        let stats_error = |what: &str| {
+            let what = what.to_owned();
+            move |source| ReportError::Stats { run, what, source }
+        };
+        let tournament = data.is_tournament();
+        let llr = match (&data.sprt, tournament) {
+            (Some(sprt), false) => Some(
+                series::llr_path(sprt, &data.pairs, data.paired)
+                    .map_err(stats_error("the LLR path"))?,
+            ),
+            _ => None,
+        };
+        let longest = data.games.iter().map(|g| g.plies).max().unwrap_or(0);
+        let series = Series {
+            llr,
+            elo: if tournament {
+                Vec::new()
+            } else {
+                series::elo_path(&data.pairs, data.paired)
+            },
+            terminations: series::terminations(&data.games),
+            lengths: series::plies_histogram(&data.games, series::plies_bin_width(longest)),
+            openings: series::openings(data),
+        };
+        let standings = if tournament {
+            let results: Vec<PairingResult> = data
+                .run
+                .spec
+                .pairings
+                .iter()
+                .zip(&data.pairing_totals)
+                .map(|(p, totals)| PairingResult {
+                    first: p.first,
+                    second: p.second,
+                    totals: *totals,
+                })
+                .collect();
+            Some(
+                standings::standings(data.engines(), &results, data.paired)
+                    .map_err(stats_error("the standings"))?,
+            )
+        } else {
+            None
+        };
+        let summary = summary(data, series.llr.as_ref());
+        let charts = charts_of(&summary, &series, standings.as_ref())?;
+        Ok(Report {
+            summary,
+            standings,
+            series,
+            charts,
+        })
+    }
+
+    /// Writes the `formats` into `dir` (created if needed); returns the files written.
+    pub fn write(&self, dir: &Path, formats: &[Format]) -> std::io::Result<Vec<PathBuf>> {
+        std::fs::create_dir_all(dir)?;
+        let mut written = Vec::new();
+        let mut put = |name: &str, text: &str| -> std::io::Result<()> {
+            let path = dir.join(name);
+            std::fs::write(&path, text)?;
+            written.push(path);
+            Ok(())
+        };
+        for format in formats {
+            match format {
+                Format::Html => put("index.html", &self.html())?,
+                Format::Markdown => {
+                    for chart in &self.charts {
+                        put(&format!("{}.svg", chart.name), &chart.svg)?;
+                    }
+                    put("summary.md", &self.markdown())?;
+                }
+                Format::Json => put("report.json", &self.json())?,
+            }
+        }
+        Ok(written)
+    }
+
+    /// The JSON document: summary, standings and series.
+    pub fn json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a report serializes") + "\n"
+    }
+
+    /// A heading line and the verdict in words.
+    fn headline(&self) -> (String, String) {
+        let s = &self.summary;
+        let title = format!("{} (run {})", s.name, s.run);
+        let status = match (s.verdict, &s.state) {
+            (Some(v), _) => format!("finished: {v}"),
+            (None, Some(state)) => format!("in progress (SPRT {state})"),
+            (None, None) => "in progress".to_owned(),
+        };
+        (title, status)
+    }
+
+    /// The rows of the totals table: (what, value).
+    fn rows(&self) -> Vec<(&'static str, String)> {
+        let s = &self.summary;
+        let mut rows = vec![
+            ("Engines", s.engines.join(" vs ")),
+            ("Pairs", format!("{} of {}", s.pairs, s.pairs_planned)),
+            ("Games", s.games.to_string()),
+            (
+                "W / D / L",
+                format!("{} / {} / {}", s.wins, s.draws, s.losses),
+            ),
+        ];
+        if let Some(p) = s.pentanomial {
+            rows.push((
+                "Pentanomial",
+                format!("[{}, {}, {}, {}, {}]", p[0], p[1], p[2], p[3], p[4]),
+            ));
+        }
+        if let (Some(elo), Some([lo, hi])) = (s.elo, s.elo_ci) {
+            rows.push(("Elo", format!("{elo:.2} [{lo:.2}, {hi:.2}]")));
+        }
+        if let Some(los) = s.los {
+            rows.push(("LOS", format!("{:.1}%", 100.0 * los)));
+        }
+        if let (Some(nelo), Some([lo, hi])) = (s.nelo, s.nelo_ci) {
+            rows.push(("nElo", format!("{nelo:.2} [{lo:.2}, {hi:.2}]")));
+        }
+        if let (Some(llr), Some(lower), Some(upper)) = (s.llr, s.lower_bound, s.upper_bound) {
+            rows.push(("LLR", format!("{llr:.2} ({lower:.2}, {upper:.2})")));
+        }
+        if let (Some([e0, e1]), Some(model)) = (s.sprt_bounds, &s.sprt_model) {
+            rows.push(("SPRT", format!("[{e0}, {e1}] {model}")));
+        }
+        rows
+    }
+
+    /// The GitHub-renderable summary; charts are linked as the SVG files written beside it.
+    pub fn markdown(&self) -> String {
+        let (title, status) = self.headline();
+        let mut md = format!("## arbiter report: {title}\n\n**{status}**\n\n| | |\n|---|---|\n");
+        for (what, value) in self.rows() {
+            let _ = writeln!(md, "| {what} | {} |", value.replace('|', "\\|"));
+        }
+        if let Some(s) = &self.standings {
+            md.push_str(
+                "\n| # | Engine | Elo | 95% | Games | Score |\n|---|---|---|---|---|---|\n",
+            );
+            for e in &s.engines {
+                let _ = writeln!(
+                    md,
+                    "| {} | {} | {:.1} | [{:.1}, {:.1}] | {} | {} |",
+                    e.rank,
+                    e.name.replace('|', "\\|"),
+                    e.elo,
+                    e.elo_ci[0],
+                    e.elo_ci[1],
+                    e.games,
+                    e.score
+                        .map_or("-".to_owned(), |s| format!("{:.1}%", 100.0 * s)),
+                );
+            }
+        }
+        md.push('\n');
+        for chart in &self.charts {
+            let _ = writeln!(md, "![{}]({}.svg)\n", chart.title, chart.name);
+        }
+        md
+    }
+
+    /// The self-contained page: charts inline, no script, no network, readable on a phone.
+    pub fn html(&self) -> String {
+        let (title, status) = self.headline();
+        let mut html = format!(
+            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+             <title>arbiter report: {}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
+             <h1>{}</h1>\n<p class=\"status\">{}</p>\n<table class=\"totals\">\n",
+            escape(&title),
+            escape(&title),
+            escape(&status),
+        );
+        for (what, value) in self.rows() {
+            let _ = writeln!(
+                html,
+                "<tr><th>{what}</th><td data-field=\"{}\">{}</td></tr>",
+                what.to_lowercase().replace([' ', '/'], ""),
+                escape(&value)
+            );
+        }
+        html.push_str("</table>\n");
+        if let Some(s) = &self.standings {
+            html.push_str(
+                "<table class=\"standings\">\n<tr><th>#</th><th>Engine</th><th>Elo</th>\
+                 <th>95%</th><th>Games</th><th>Score</th></tr>\n",
+            );
+            for e in &s.engines {
+                let _ = writeln!(
+                    html,
+                    "<tr><td>{}</td><td>{}</td><td>{:.1}</td><td>[{:.1}, {:.1}]</td><td>{}</td>\
+                     <td>{}</td></tr>",
+                    e.rank,
+                    escape(&e.name),
+                    e.elo,
+                    e.elo_ci[0],
+                    e.elo_ci[1],
+                    e.games,
+                    e.score
+                        .map_or("-".to_owned(), |s| format!("{:.1}%", 100.0 * s)),
+                );
+            }
+            html.push_str("</table>\n");
+        }
+        for chart in &self.charts {
+            let _ = writeln!(
+                html,
+                "<figure id=\"{}\">{}<figcaption>{}</figcaption></figure>",
+                chart.name, chart.svg, chart.title
+            );
+        }
+        html.push_str("</body>\n</html>\n");
+        html
+    }
+}
+
+/// Scales the charts to the screen's width, so a phone shows the whole page without zooming.
+const STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:820px;margin:0 auto;\
+padding:12px;color:#222}h1{font-size:1.3em;word-break:break-word}.status{font-weight:bold}\
+table{border-collapse:collapse;margin:8px 0;width:100%}th,td{text-align:left;padding:4px 8px;\
+border-bottom:1px solid #ddd}figure{margin:16px 0}figure svg{width:100%;height:auto}\
+figcaption{font-size:.9em;color:#555}";
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn summary(data: &RunData, llr: Option<&LlrPath>) -> Summary {
+    let totals = &data.totals;
+    let tournament = data.is_tournament();
+    let stats_sample = sample(totals, data.paired);
+    let elo = estimate::elo(&stats_sample).ok().filter(|_| !tournament);
+    let nelo = estimate::normalized_elo(&stats_sample)
+        .ok()
+        .filter(|_| !tournament);
+    // The LLR of the totals is the path's last point: one computation, never two.
+    let status = data
+        .sprt
+        .as_ref()
+        .filter(|_| !tournament && totals.pairs > 0)
+        .and_then(|sprt| sprt.status(&stats_sample).ok());
+    Summary {
+        run: data.run.id.get(),
+        name: data.run.spec.name.clone(),
+        engines: data.engines().to_vec(),
+        tournament: data.kind.clone(),
+        verdict: match data.run.state {
+            RunState::Finished { verdict } => Some(verdict),
+            RunState::Running => None,
+        },
+        model: if data.paired {
+            "pentanomial"
+        } else {
+            "trinomial"
+        }
+        .to_owned(),
+        pairs: totals.pairs,
+        pairs_planned: data.run.pairs_planned(),
+        games: totals.wins + totals.draws + totals.losses,
+        wins: totals.wins,
+        draws: totals.draws,
+        losses: totals.losses,
+        pentanomial: data.paired.then_some(totals.pentanomial),
+        elo: elo.map(|e| e.elo),
+        elo_ci: elo.map(|e| [e.interval().0, e.interval().1]),
+        los: elo.map(|e| e.los),
+        nelo: nelo.map(|n| n.nelo),
+        nelo_ci: nelo.map(|n| [n.interval().0, n.interval().1]),
+        llr: llr.and_then(|p| p.points.last()).map(|p| p.llr),
+        lower_bound: llr.map(|p| p.lower_bound),
+        upper_bound: llr.map(|p| p.upper_bound),
+        state: status.map(|s| s.state.as_str().to_owned()),
+        sprt_bounds: data.sprt.as_ref().map(|s| [s.elo0(), s.elo1()]),
+        sprt_alpha: data.sprt.as_ref().map(|s| s.alpha()),
+        sprt_beta: data.sprt.as_ref().map(|s| s.beta()),
+        sprt_model: data.sprt.as_ref().map(|s| s.model().name().to_owned()),
+    }
+}
+
+fn charts_of(
+    summary: &Summary,
+    series: &Series,
+    standings: Option<&Standings>,
+) -> Result<Vec<Chart>, ReportError> {
+    let mut charts = Vec::new();
+    let mut add = |name, title, svg| charts.push(Chart { name, title, svg });
+    if let Some(path) = &series.llr {
+        add(
+            "llr",
+            "LLR over pairs, with the SPRT's bounds",
+            charts::llr(path)?,
+        );
+    }
+    if !series.elo.is_empty() {
+        add(
+            "elo",
+            "Elo with its 95% interval over games",
+            charts::elo(&series.elo)?,
+        );
+    }
+    if let Some(s) = standings {
+        add(
+            "standings",
+            "Standings: Elo with 95% intervals",
+            charts::standings(s)?,
+        );
+        add(
+            "crosstable",
+            "Crosstable",
+            charts::crosstable(&s.crosstable)?,
+        );
+    }
+    add(
+        "results",
+        "Pentanomial pairs and W/D/L",
+        charts::results(
+            summary.pentanomial,
+            [summary.wins, summary.draws, summary.losses],
+        )?,
+    );
+    add(
+        "games",
+        "Terminations and game lengths",
+        charts::games(&series.terminations, &series.lengths)?,
+    );
+    if !series.openings.is_empty() {
+        add(
+            "openings",
+            "Per-opening results (both games of each pair)",
+            charts::openings(&series.openings, OPENINGS_SHOWN)?,
+        );
+    }
+    Ok(charts)
+}

@@ -1,0 +1,270 @@
+//! `arbiter report` through the real binary, on a real SQLite store made by a short in-process
+//! `arbiter match`: the charts, page, Markdown and JSON hold the store's data.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use arbiter_store::{Location, RunId, Store};
+
+fn arbiter(args: &[&str], dir: &Path, env: &[(&str, &Path)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_arbiter"));
+    command
+        .args(args)
+        .current_dir(dir)
+        .env_remove("GITHUB_STEP_SUMMARY");
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    command.output().expect("run arbiter")
+}
+
+const BOOK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../openings/quick.epd");
+
+/// A short staunton match under an SPRT that cannot decide in 4 pairs; returns its `--json`
+/// summary.
+fn play_match(dir: &Path) -> serde_json::Value {
+    let config = format!(
+        "name = \"ci-run\"\nrounds = 4\nconcurrency = 2\nstore = \"runs.db\"\n\
+         [each]\ntc = \"inf\"\nnodes = 200\nhash = 0\n\
+         [adjudication]\nmaxmoves = 30\n\
+         [sprt]\nelo0 = 0\nelo1 = 10\n\
+         [openings]\nfile = \"{BOOK}\"\n\
+         [[engine]]\nname = \"dev\"\nbuiltin = \"staunton\"\n\
+         [[engine]]\nname = \"base\"\nbuiltin = \"staunton\"\n"
+    );
+    std::fs::write(dir.join("run.toml"), config).unwrap();
+    let out = arbiter(&["match", "--quiet", "--json", "run.toml"], dir, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("the match's JSON summary")
+}
+
+/// The store's own totals and the number of pairs it returns in commit order.
+fn store_counts(db: &Path) -> (arbiter_store::Totals, usize) {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        use futures_util::StreamExt;
+        let store = Store::open_existing(&Location::parse(&db.display().to_string()))
+            .await
+            .unwrap();
+        let totals = store.totals(RunId::new(1)).await.unwrap();
+        let pairs = store.pairs_in_commit_order(RunId::new(1)).count().await;
+        (totals, pairs)
+    })
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The value of `attribute` on the first element that has it.
+fn attribute<'a>(text: &'a str, attribute: &str) -> &'a str {
+    let start = text.find(&format!("{attribute}=\"")).expect(attribute) + attribute.len() + 2;
+    let len = text[start..].find('"').unwrap();
+    &text[start..start + len]
+}
+
+#[test]
+fn a_report_holds_the_stores_numbers_and_one_llr_point_per_pair() {
+    let dir = tempfile::tempdir().unwrap();
+    let summary = play_match(dir.path());
+    let (totals, committed) = store_counts(&dir.path().join("runs.db"));
+    assert_eq!(committed as u64, totals.pairs);
+    assert!(totals.pairs >= 4);
+
+    let step_summary = dir.path().join("step-summary.md");
+    std::fs::write(&step_summary, "earlier step\n").unwrap();
+    let out = arbiter(
+        &["report", "1", "--store", "runs.db"],
+        dir.path(),
+        &[("GITHUB_STEP_SUMMARY", &step_summary)],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = dir.path().join("report-1");
+
+    // The LLR chart: one point per committed pair, drawn as one path, bounds the run's.
+    let llr = read(&report.join("llr.svg"));
+    assert_eq!(attribute(&llr, "data-points"), totals.pairs.to_string());
+    let lower = summary["lower_bound"].as_f64().unwrap();
+    let upper = summary["upper_bound"].as_f64().unwrap();
+    assert!(llr.contains(&format!("H1 bound {upper:.2}")), "{llr}");
+    assert!(llr.contains(&format!("H0 bound {lower:.2}")), "{llr}");
+    let paths: Vec<usize> = llr
+        .match_indices("points=\"")
+        .map(|(i, _)| attribute(&llr[i..], "points").split_whitespace().count())
+        .collect();
+    assert!(
+        paths.contains(&(totals.pairs as usize)),
+        "a polyline of {} points among {paths:?}",
+        totals.pairs
+    );
+
+    // The JSON: the store's totals, the run's bounds, the LLR the runner printed.
+    let json: serde_json::Value = serde_json::from_str(&read(&report.join("report.json"))).unwrap();
+    let s = &json["summary"];
+    assert_eq!(s["pairs"], totals.pairs);
+    assert_eq!(s["wins"], totals.wins);
+    assert_eq!(s["draws"], totals.draws);
+    assert_eq!(s["losses"], totals.losses);
+    assert_eq!(s["pentanomial"], serde_json::json!(totals.pentanomial));
+    assert_eq!(s["lower_bound"], summary["lower_bound"]);
+    assert_eq!(s["upper_bound"], summary["upper_bound"]);
+    let llr_json = s["llr"].as_f64().unwrap();
+    assert!((llr_json - summary["llr"].as_f64().unwrap()).abs() < 1e-9);
+    let series = json["series"]["llr"]["points"].as_array().unwrap();
+    assert_eq!(series.len() as u64, totals.pairs);
+    assert_eq!(series.last().unwrap()["llr"], s["llr"]);
+
+    // The page: self-contained, readable on a phone, every chart inline.
+    let html = read(&report.join("index.html"));
+    assert!(html.contains("<meta name=\"viewport\""));
+    // Nothing is fetched: no script, no source or link outside the page (the SVG namespace
+    // URI is a name, never loaded).
+    assert!(!html.contains("<script") && !html.contains("src=") && !html.contains("href=\"http"));
+    for chart in ["llr", "elo", "results", "games", "openings"] {
+        assert!(
+            html.contains(&format!("<svg data-chart=\"{chart}\"")),
+            "{chart} in the page"
+        );
+    }
+    let games = totals.wins + totals.draws + totals.losses;
+    assert!(
+        html.contains(&format!("<td data-field=\"games\">{games}</td>")),
+        "{html}"
+    );
+
+    // The Markdown: a totals table and the charts as linked SVG files beside it.
+    let md = read(&report.join("summary.md"));
+    assert!(md.contains(&format!("| Games | {games} |")), "{md}");
+    assert!(md.contains(&format!(
+        "| W / D / L | {} / {} / {} |",
+        totals.wins, totals.draws, totals.losses
+    )));
+    assert!(
+        md.contains("(llr.svg)") && report.join("elo.svg").exists(),
+        "{md}"
+    );
+    assert!(
+        md.contains("in progress") || md.contains("finished"),
+        "{md}"
+    );
+
+    // GitHub's step summary got the Markdown appended, after what was there.
+    let appended = read(&step_summary);
+    assert!(appended.starts_with("earlier step\n"), "{appended}");
+    assert!(appended.ends_with(&md), "{appended}");
+
+    // By name, into a chosen directory, one format only.
+    let out = arbiter(
+        &[
+            "report",
+            "ci-run",
+            "--store",
+            "runs.db",
+            "--out",
+            "only-json",
+            "--format",
+            "json",
+        ],
+        dir.path(),
+        &[],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(dir.path().join("only-json/report.json").exists());
+    assert!(!dir.path().join("only-json/index.html").exists());
+}
+
+/// A round-robin of three engines: standings with error bars and the crosstable heat map, whose
+/// cells hold the store's pairing totals.
+#[test]
+fn a_tournament_report_has_standings_and_a_crosstable() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = format!(
+        "tournament = \"round-robin\"\nrounds = 2\nconcurrency = 2\nstore = \"runs.db\"\n\
+         [each]\ntc = \"inf\"\nnodes = 150\nhash = 0\n[adjudication]\nmaxmoves = 30\n\
+         [openings]\nfile = \"{BOOK}\"\n"
+    );
+    for (name, knight) in [("a", 325), ("b", 250), ("c", 200)] {
+        config.push_str(&format!(
+            "[[engine]]\nname = \"{name}\"\nbuiltin = \"staunton\"\nparams = {{ knight_mg = {knight} }}\n"
+        ));
+    }
+    std::fs::write(dir.path().join("rr.toml"), config).unwrap();
+    let out = arbiter(&["match", "--quiet", "rr.toml"], dir.path(), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = arbiter(&["report", "1", "--store", "runs.db"], dir.path(), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = dir.path().join("report-1");
+    let standings = read(&report.join("standings.svg"));
+    assert_eq!(attribute(&standings, "data-points"), "3");
+    let crosstable = read(&report.join("crosstable.svg"));
+    assert_eq!(attribute(&crosstable, "data-points"), "9");
+    let (totals, _) = store_counts(&dir.path().join("runs.db"));
+    let json: serde_json::Value = serde_json::from_str(&read(&report.join("report.json"))).unwrap();
+    assert_eq!(json["summary"]["pairs"], totals.pairs);
+    let engines = json["standings"]["engines"].as_array().unwrap();
+    let games: u64 = engines.iter().map(|e| e["games"].as_u64().unwrap()).sum();
+    assert_eq!(games, 2 * (totals.wins + totals.draws + totals.losses));
+    assert!(json["series"]["llr"].is_null(), "no SPRT in a tournament");
+    let html = read(&report.join("index.html"));
+    for name in ["a", "b", "c"] {
+        assert!(
+            html.contains(&format!("<td>{name}</td>")),
+            "{name} in the standings table"
+        );
+    }
+}
+
+#[test]
+fn unknown_runs_stores_and_formats_exit_2_naming_them() {
+    let dir = tempfile::tempdir().unwrap();
+    play_match(dir.path());
+    for (args, expected) in [
+        (
+            vec!["report", "nosuch", "--store", "runs.db"],
+            "run nosuch: no such run in runs.db",
+        ),
+        (
+            vec!["report", "99", "--store", "runs.db"],
+            "run 99: no such run in runs.db",
+        ),
+        (vec!["report", "1", "--store", "missing.db"], "missing.db"),
+        (
+            vec!["report", "1", "--store", "runs.db", "--format", "pdf"],
+            "--format: \"pdf\" is not a report format (expected html, md or json)",
+        ),
+    ] {
+        let out = arbiter(&args, dir.path(), &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+    assert!(
+        !dir.path().join("missing.db").exists(),
+        "no empty store is created"
+    );
+}
