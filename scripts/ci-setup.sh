@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs and starts what the test suite needs on a fresh Debian machine. Idempotent: safe to
 # run again. The end-to-end tests play real UCI engines from Debian (they install to
-# /usr/games), and the store's PostgreSQL tests need a live server with a test database.
+# /usr/games), the store's PostgreSQL tests need a live server with a test database, and the
+# report's browser test (tests/report_browser.rs) renders pages with headless Chromium.
 set -euo pipefail
 
 sudo_cmd=()
 [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
 
-packages=(stockfish ethereal-chess glaurung toga2 postgresql)
+packages=(stockfish ethereal-chess glaurung toga2 postgresql chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -21,6 +22,7 @@ fi
 for engine in stockfish ethereal-chess glaurung toga2; do
   [ -x "/usr/games/$engine" ] || { echo "ci-setup: /usr/games/$engine is missing" >&2; exit 1; }
 done
+command -v chromium >/dev/null || { echo "ci-setup: chromium is missing" >&2; exit 1; }
 
 # PostgreSQL: start the cluster Debian created, then the role and database the tests use
 # (postgres://arbiter:arbiter@localhost/arbiter_test, the default of crates/store/tests/postgres.rs).

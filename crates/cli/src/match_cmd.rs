@@ -4,7 +4,8 @@
 //! opens the store, finds or creates the run (the same command finds the same run, so
 //! rerunning it resumes; an edited configuration is refused rather than mixed into it), starts
 //! the match, and routes its events to the terminal (cutechess's stream on stdout, arbiter's
-//! own lines and the progress bar on stderr) and to the exports rebuilt from the store.
+//! own lines and the progress bar on stderr) and to the exports rebuilt from the store; the
+//! live report (`report = "DIR"`, `-report DIR`) is rebuilt from the store beside the games.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -13,8 +14,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
+use arbiter_report::{Format, Report, RunData};
 use arbiter_rules::Color;
 use arbiter_runner::config::{OutputFormat, ReportSettings, RunConfig};
 use arbiter_runner::outputs::{self, Export};
@@ -383,6 +386,28 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
         None => None,
     };
 
+    // The live report: its folder must be writable before the first game, like the exports;
+    // after that a refresh that fails is a warning, never a reason to stop the games.
+    let live = match &config.report {
+        Some(dir) => {
+            let live = Arc::new(LiveReport::new(
+                store.clone(),
+                run,
+                base.join(dir),
+                console.clone(),
+            ));
+            std::fs::create_dir_all(&live.dir)
+                .with_context(|| format!("create the report folder {}", live.dir.display()))?;
+            live.refresh().await;
+            Some(live)
+        }
+        None => None,
+    };
+    let (committed_tx, committed_rx) = watch::channel(before.pairs);
+    let refresher = live
+        .clone()
+        .map(|live| tokio::spawn(live.follow(committed_rx)));
+
     spawn_signal_handlers(stop.clone());
     let (events_tx, events_rx) = mpsc::unbounded_channel();
     let reporter = tokio::spawn(report(
@@ -391,9 +416,20 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
         events_rx,
         jsonl,
         before,
+        committed_tx,
     ));
     let summary = run_match(spec.clone(), store.clone(), run, events_tx, cancel_rx).await?;
     let last_block = reporter.await.unwrap_or(None);
+    // The last refresh shows the final totals and the verdict, whatever the pace allowed.
+    if let (Some(live), Some(refresher)) = (&live, refresher) {
+        refresher.abort();
+        let _ = refresher.await;
+        live.refresh().await;
+        console.info(&format!(
+            "Report: {}",
+            live.dir.join("index.html").display()
+        ));
+    }
 
     // The rating block for the final totals, unless the last pair already printed it; a
     // tournament ends with its standings, the pairings' results and the crosstable.
@@ -680,6 +716,7 @@ async fn report(
     mut events: mpsc::UnboundedReceiver<Event>,
     mut jsonl: Option<File>,
     mut committed: Totals,
+    pairs_committed: watch::Sender<u64>,
 ) -> Option<u64> {
     let total_games = spec.pairs.saturating_mul(2);
     let (first, second) = (spec.players[0].name.as_str(), spec.players[1].name.as_str());
@@ -743,6 +780,7 @@ async fn report(
                 already_present,
             } => {
                 committed = totals;
+                pairs_committed.send_replace(totals.pairs);
                 let games = pending.remove(&pair).unwrap_or_default();
                 // A pair found already present was in the store, and so in the file, before.
                 if let (Some(file), false) = (jsonl.as_mut(), already_present) {
@@ -773,4 +811,87 @@ async fn report(
         }
     }
     last_block
+}
+
+/// The shortest time between two refreshes of the live report.
+const REPORT_INTERVAL: Duration = Duration::from_secs(5);
+
+/// The run's report (`arbiter report`'s HTML, Markdown with SVG charts, and JSON), kept current
+/// in a folder while the run plays. It is rebuilt from the store, never from the events, so it
+/// shows exactly what `arbiter report` would show at that moment.
+struct LiveReport {
+    store: Arc<Store>,
+    run: RunId,
+    dir: PathBuf,
+    console: Arc<Console>,
+    /// One writer at a time: a refresh cut short (at the end of the run) may still be writing
+    /// on its blocking thread when the final one starts.
+    writing: Arc<std::sync::Mutex<()>>,
+    /// The last failure warned about, so that a folder that stays unwritable warns once, not
+    /// at every refresh.
+    last_failure: std::sync::Mutex<Option<String>>,
+}
+
+impl LiveReport {
+    fn new(store: Arc<Store>, run: RunId, dir: PathBuf, console: Arc<Console>) -> LiveReport {
+        LiveReport {
+            store,
+            run,
+            dir,
+            console,
+            writing: Arc::default(),
+            last_failure: std::sync::Mutex::default(),
+        }
+    }
+
+    /// Refreshes the report after commits, off the game path: at most once per
+    /// [`REPORT_INTERVAL`], and never more than a fifth of the time, so that a long run with a
+    /// large store spends its cores on games rather than drawing. Ends when the run's events end.
+    async fn follow(self: Arc<Self>, mut pairs_committed: watch::Receiver<u64>) {
+        while pairs_committed.changed().await.is_ok() {
+            let started = Instant::now();
+            self.refresh().await;
+            tokio::time::sleep(REPORT_INTERVAL.max(started.elapsed() * 4)).await;
+        }
+    }
+
+    /// Rebuilds the report from the store; a failure is a warning.
+    async fn refresh(&self) {
+        let result = self.rebuild().await;
+        let mut last = self
+            .last_failure
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match result {
+            Ok(()) => *last = None,
+            Err(err) => {
+                let text = format!("{err:#}");
+                if last.as_deref() != Some(text.as_str()) {
+                    self.console.info(&format!(
+                        "warning: the report in {} was not refreshed (the run goes on): {text}",
+                        self.dir.display()
+                    ));
+                }
+                *last = Some(text);
+            }
+        }
+    }
+
+    async fn rebuild(&self) -> anyhow::Result<()> {
+        let data = RunData::load(&self.store, self.run).await?;
+        let (dir, writing) = (self.dir.clone(), self.writing.clone());
+        // Drawing the charts is CPU work: it runs on a blocking thread, not the runtime's.
+        tokio::task::spawn_blocking(move || -> anyhow::Result<()> {
+            let _writer = writing
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let report = Report::build(&data)?;
+            report
+                .write(&dir, &Format::ALL)
+                .with_context(|| format!("write into {}", dir.display()))?;
+            Ok(())
+        })
+        .await
+        .context("the report's thread")?
+    }
 }

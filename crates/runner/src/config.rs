@@ -171,6 +171,10 @@ pub struct RunConfig {
     pub scoreinterval: Option<u64>,
     /// Pentanomial statistics in the reports (fastchess's `-report penta=`). Default true.
     pub report_penta: Option<bool>,
+    /// A folder that holds the run's report (`index.html`, `summary.md` with its SVG charts,
+    /// `report.json`, as `arbiter report` writes them), refreshed while the run plays so that a
+    /// long run can be watched in a browser (`-report DIR`).
+    pub report: Option<PathBuf>,
     #[serde(default)]
     pub each: EngineSettings,
     #[serde(default, rename = "engine")]
@@ -303,8 +307,9 @@ impl RunConfig {
 
     /// The part of the configuration that decides which games are played and how: engines,
     /// their options and parameters, limits, book, adjudication, rules, seed and the number of
-    /// pairs. Output paths, the store, concurrency, `recover` and the PGN's event and site are
-    /// cleared: changing them between a run and its resumption mixes nothing.
+    /// pairs. Output paths (the report folder too), the store, concurrency, `recover` and the
+    /// PGN's event and site are cleared: changing them between a run and its resumption mixes
+    /// nothing.
     pub fn defining(&self) -> RunConfig {
         RunConfig {
             name: None,
@@ -320,6 +325,7 @@ impl RunConfig {
             ratinginterval: None,
             scoreinterval: None,
             report_penta: None,
+            report: None,
             ..self.clone()
         }
     }
@@ -1415,5 +1421,16 @@ mod tests {
             "{lines:?}"
         );
         assert_ne!(edited.run_name(), stored.run_name());
+    }
+
+    /// Issue 12: the live report is an output; adding or moving it neither renames the run nor
+    /// refuses its resumption.
+    #[test]
+    fn the_report_folder_does_not_define_the_games() {
+        let stored = RunConfig::parse(MINIMAL, "t").unwrap();
+        let with_report = RunConfig::parse(&format!("report = \"live\"\n{MINIMAL}"), "t").unwrap();
+        assert_eq!(with_report.report, Some(PathBuf::from("live")));
+        assert!(with_report.differences_from(&stored).is_empty());
+        assert_eq!(with_report.run_name(), stored.run_name());
     }
 }

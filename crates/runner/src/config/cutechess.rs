@@ -289,15 +289,7 @@ const FLAGS: &[Flag] = &[
         p.config.ping_ms = Some(g.positive(token, token.text, expected)?);
         Ok(())
     }),
-    read("-report", |p, g| {
-        for pair in g.pairs() {
-            match pair.key {
-                "penta" => p.config.report_penta = Some(g.boolean(&pair)?),
-                _ => return Err(g.unknown_key(&pair, REPORT_KEYS)),
-            }
-        }
-        Ok(())
-    }),
+    read("-report", |p, g| p.report(g)),
     rejected(
         "-noswap",
         "arbiter always swaps colours within a pair: that is what makes a pair a fair comparison",
@@ -886,7 +878,8 @@ struct Parser<'a> {
 impl<'a> Parser<'a> {
     fn apply(&mut self, group: &Group<'a>) -> Result<(), GrammarError> {
         let name = group.name();
-        let repeatable = matches!(name, "-engine" | "-each");
+        // `-report` warns per setting: its folder and fastchess's keys may come as two flags.
+        let repeatable = matches!(name, "-engine" | "-each" | "-report");
         if !repeatable && self.seen.contains(&name) {
             self.warnings.push(format!(
                 "{name} (argument {}) given again: the last one counts",
@@ -991,6 +984,52 @@ impl<'a> Parser<'a> {
             return Err(group.missing("file=FILE"));
         }
         self.config.openings = book;
+        Ok(())
+    }
+
+    /// fastchess's `-report penta=BOOL` and arbiter's `-report DIR`, the live report's folder.
+    /// A value with `=` is one of fastchess's keys and a bare value is the folder, so the two
+    /// can share one flag or come as two; only a setting given twice is warned about.
+    fn report(&mut self, group: &Group<'a>) -> Result<(), GrammarError> {
+        if group.values.is_empty() {
+            return Err(group.missing("the report's folder (-report DIR) or penta=true|false"));
+        }
+        for pair in group.pairs() {
+            let token = pair.token;
+            let again = |what: &str| {
+                format!(
+                    "{} {} (argument {}): {what} given again: the last one counts",
+                    group.name(),
+                    token.text,
+                    token.position
+                )
+            };
+            match (pair.key, pair.value) {
+                ("penta", _) => {
+                    let penta = group.boolean(&pair)?;
+                    if self.config.report_penta.is_some() {
+                        self.warnings.push(again("penta"));
+                    }
+                    self.config.report_penta = Some(penta);
+                }
+                (_, Some(_)) => {
+                    return Err(GrammarError::UnknownKey {
+                        flag: group.name().to_owned(),
+                        position: token.position,
+                        key: pair.key.to_owned(),
+                        expected: "penta=true|false, or a folder without `=` for the live report"
+                            .to_owned(),
+                        suggestion: nearest_key(pair.key, REPORT_KEYS),
+                    })
+                }
+                (folder, None) => {
+                    if self.config.report.is_some() {
+                        self.warnings.push(again("the report folder"));
+                    }
+                    self.config.report = Some(PathBuf::from(folder));
+                }
+            }
+        }
         Ok(())
     }
 
@@ -1752,6 +1791,41 @@ mod tests {
         assert_eq!(parsed.config.output.as_deref(), Some("fastchess"));
         let err = err(&format!("{TWO} -report pent=true")).to_string();
         assert!(err.contains("-report"), "{err}");
+    }
+
+    /// Issue 12: `-report DIR` names the live report's folder beside fastchess's
+    /// `-report penta=`, in one flag or two; a setting given twice warns, two settings do not.
+    #[test]
+    fn report_folder_and_fastchess_keys_share_the_flag() {
+        let two_flags = ok(&format!("{TWO} -report penta=false -report live"));
+        assert_eq!(two_flags.warnings, Vec::<String>::new());
+        assert_eq!(two_flags.config.report, Some(PathBuf::from("live")));
+        assert_eq!(two_flags.config.report_penta, Some(false));
+
+        let one_flag = ok(&format!("{TWO} -report live penta=true"));
+        assert_eq!(one_flag.config.report, Some(PathBuf::from("live")));
+        assert_eq!(one_flag.config.report_penta, Some(true));
+        assert_eq!(one_flag.warnings, Vec::<String>::new());
+
+        let twice = ok(&format!("{TWO} -report a -report b"));
+        assert_eq!(twice.config.report, Some(PathBuf::from("b")));
+        assert_eq!(
+            twice.warnings,
+            ["-report b (argument 10): the report folder given again: the last one counts"]
+        );
+        let penta_twice = ok(&format!("{TWO} -report penta=true -report penta=false"));
+        assert_eq!(penta_twice.config.report_penta, Some(false));
+        assert_eq!(
+            penta_twice.warnings,
+            ["-report penta=false (argument 10): penta given again: the last one counts"]
+        );
+
+        let bare_key = err(&format!("{TWO} -report penta")).to_string();
+        assert!(bare_key.contains("penta=VALUE"), "{bare_key}");
+        let nothing = err(&format!("{TWO} -report")).to_string();
+        assert!(nothing.contains("missing the report's folder"), "{nothing}");
+        let unknown = err(&format!("{TWO} -report dir=x")).to_string();
+        assert!(unknown.contains("a folder without `=`"), "{unknown}");
     }
 
     #[test]
