@@ -443,8 +443,7 @@ pub fn move_times(lines: &[MoveTimes]) -> Result<String, ReportError> {
             .flat_map(|l| l.points.last())
             .map(|p| p.move_number)
             .max()
-            .unwrap_or(1)
-            .max(2) as f64;
+            .map_or(2.0, |n| f64::from(n.max(2)));
         let mut used = ChartBuilder::on(&left)
             .caption("Time per move (median)", Style::caption())
             .margin(12)

@@ -128,14 +128,14 @@ impl GameTimes {
         engines: &mut BTreeMap<String, EngineTimes>,
     ) -> GameTimes {
         let book = (plies as usize).saturating_sub(entry.move_ms.len());
-        let white_first = white_to_move(&entry.fen) == (book % 2 == 0);
+        let white_first = white_to_move(&entry.fen) == book.is_multiple_of(2);
         let mut times = GameTimes {
             lowest_clock_ms: [None, None],
             white_first,
         };
         let names = [entry.white.as_str(), entry.black.as_str()];
-        for side in 0..2 {
-            let engine = engines.entry(names[side].to_owned()).or_default();
+        for (side, name) in names.into_iter().enumerate() {
+            let engine = engines.entry(name.to_owned()).or_default();
             // The side's moves are every other entry, starting with the first mover's.
             let start = usize::from((side == 0) != white_first);
             for (number, i) in (start..entry.move_ms.len()).step_by(2).enumerate() {
