@@ -136,6 +136,14 @@ fn a_report_holds_the_stores_numbers_and_one_llr_point_per_pair() {
             "{chart} in the page"
         );
     }
+    // Nodes-limited games have no clock: no time chart to draw, and none drawn empty.
+    for chart in ["time", "time-trouble"] {
+        assert!(
+            !html.contains(&format!("<svg data-chart=\"{chart}\"")),
+            "{chart}"
+        );
+        assert!(!report.join(format!("{chart}.svg")).exists(), "{chart}.svg");
+    }
     let games = totals.wins + totals.draws + totals.losses;
     assert!(
         html.contains(&format!("<td data-field=\"games\">{games}</td>")),
@@ -236,6 +244,91 @@ fn a_tournament_report_has_standings_and_a_crosstable() {
             html.contains(&format!("<td>{name}</td>")),
             "{name} in the standings table"
         );
+    }
+}
+
+/// Each stored game's JSON record, as the store returns them.
+fn stored_records(db: &Path) -> Vec<serde_json::Value> {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        use futures_util::TryStreamExt;
+        let store = Store::open_existing(&Location::parse(&db.display().to_string()))
+            .await
+            .unwrap();
+        let games: Vec<_> = store.games(RunId::new(1)).try_collect().await.unwrap();
+        games
+            .iter()
+            .map(|g| serde_json::from_str(&g.game.json).unwrap())
+            .collect()
+    })
+}
+
+/// A match on a real clock: the time charts are drawn, and hold every engine move the store's
+/// records hold (each move's time against its clock) and every reported search time (latency).
+#[test]
+fn a_match_on_the_clock_has_time_charts_holding_every_engine_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!(
+        "rounds = 2\nconcurrency = 2\nstore = \"runs.db\"\n\
+         [each]\ntc = \"1+0.05\"\nhash = 1\n[adjudication]\nmaxmoves = 16\n\
+         [openings]\nfile = \"{BOOK}\"\n\
+         [[engine]]\nname = \"dev\"\nbuiltin = \"staunton\"\n\
+         [[engine]]\nname = \"base\"\nbuiltin = \"staunton\"\n"
+    );
+    std::fs::write(dir.path().join("clock.toml"), config).unwrap();
+    let out = arbiter(&["match", "--quiet", "clock.toml"], dir.path(), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let records = stored_records(&dir.path().join("runs.db"));
+    assert_eq!(records.len(), 4);
+    let count = |field: &str, reported: bool| -> usize {
+        records
+            .iter()
+            .flat_map(|r| r[field].as_array().unwrap())
+            .filter(|v| !reported || !v.is_null())
+            .count()
+    };
+    let moves = count("move_ms", false);
+    let reported = count("engine_ms", true);
+    assert!(moves > 0 && count("clock_ms", true) == moves);
+
+    let out = arbiter(&["report", "1", "--store", "runs.db"], dir.path(), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = dir.path().join("report-1");
+    let time = read(&report.join("time.svg"));
+    assert_eq!(attribute(&time, "data-points"), moves.to_string());
+    assert!(time.contains("dev") && time.contains("base"), "{time}");
+    let trouble = read(&report.join("time-trouble.svg"));
+    assert_eq!(attribute(&trouble, "data-points"), "2");
+    // staunton reports its search time with every iteration.
+    assert!(reported > 0);
+    let latency = read(&report.join("latency.svg"));
+    assert_eq!(attribute(&latency, "data-points"), reported.to_string());
+    let json: serde_json::Value = serde_json::from_str(&read(&report.join("report.json"))).unwrap();
+    let lines = json["series"]["move_times"].as_array().unwrap();
+    let summarized: u64 = lines.iter().map(|l| l["moves"].as_u64().unwrap()).sum();
+    assert_eq!(summarized as usize, moves);
+    assert_eq!(lines[0]["budget"]["base_ms"], 1000.0);
+    let rows = json["series"]["time_trouble"].as_array().unwrap();
+    let games: u64 = rows.iter().map(|r| r["games"].as_u64().unwrap()).sum();
+    assert_eq!(games, 8, "each game counted once for each of its engines");
+    let html = read(&report.join("index.html"));
+    let md = read(&report.join("summary.md"));
+    for chart in ["time", "time-trouble"] {
+        assert!(
+            html.contains(&format!("<svg data-chart=\"{chart}\"")),
+            "{chart}"
+        );
+        assert!(md.contains(&format!("({chart}.svg)")), "{md}");
     }
 }
 

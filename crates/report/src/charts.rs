@@ -11,7 +11,10 @@ use arbiter_runner::standings::{Crosstable, Standings};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::series::{Bin, EloPoint, LlrPath, OpeningResult};
+use crate::series::{
+    Bin, EloPoint, LatencySpread, LlrPath, MoveTimes, OpeningResult, TimeTrouble, TIME_TROUBLE,
+};
+use crate::time::Distribution;
 use crate::ReportError;
 
 /// What every chart shares: its size, fonts and colours.
@@ -26,6 +29,19 @@ impl Style {
     const REJECT: RGBColor = RGBColor(214, 39, 40);
     const BAR: RGBColor = RGBColor(31, 119, 180);
     const GRID: RGBColor = RGBColor(120, 120, 120);
+    /// One colour per engine, in the run's order, wherever engines are told apart by colour.
+    const ENGINES: [RGBColor; 6] = [
+        RGBColor(31, 119, 180),
+        RGBColor(255, 127, 14),
+        RGBColor(44, 160, 44),
+        RGBColor(214, 39, 40),
+        RGBColor(148, 103, 189),
+        RGBColor(140, 86, 75),
+    ];
+
+    fn engine(i: usize) -> RGBColor {
+        Self::ENGINES[i % Self::ENGINES.len()]
+    }
 
     fn caption() -> TextStyle<'static> {
         (Self::FONT, 18).into_font().into()
@@ -396,6 +412,207 @@ pub fn crosstable(table: &Crosstable) -> Result<String, ReportError> {
             }
         }
         Ok(())
+    })
+}
+
+/// A log axis from the smallest to the largest of `values`, widened to whole decades so that
+/// milliseconds from a pipe's fraction to a long think share one readable scale.
+fn decades(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
+    let (lo, hi) = values
+        .filter(|v| v.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+    let floor = Distribution::FLOOR_MS;
+    if !lo.is_finite() {
+        return floor..1.0;
+    }
+    let lo = 10f64.powf(lo.max(floor).log10().floor());
+    let hi = 10f64.powf(hi.max(lo * 10.0).log10().ceil());
+    lo..hi
+}
+
+/// Time used per move against the clock left, per engine: median lines by the engine's move
+/// number out of book, with its base (and the time-trouble line) when it had a clock.
+pub fn move_times(lines: &[MoveTimes]) -> Result<String, ReportError> {
+    let moves: u64 = lines.iter().map(|l| l.moves).sum();
+    svg("time", Style::SIZE, Some(moves as usize), |root| {
+        let (left, right) = root.split_horizontally(Style::SIZE.0 / 2);
+        let x_max = lines
+            .iter()
+            .flat_map(|l| l.points.last())
+            .map(|p| p.move_number)
+            .max()
+            .map_or(2.0, |n| f64::from(n.max(2)));
+        let mut used = ChartBuilder::on(&left)
+            .caption("Time per move (median)", Style::caption())
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(56)
+            .build_cartesian_2d(
+                1.0..x_max,
+                decades(
+                    lines
+                        .iter()
+                        .flat_map(|l| l.points.iter().map(|p| p.median_ms)),
+                )
+                .log_scale(),
+            )?;
+        used.configure_mesh()
+            .x_desc("engine's move")
+            .y_desc("ms")
+            .label_style(Style::label())
+            .light_line_style(Style::GRID.mix(0.1))
+            .draw()?;
+        let clock_values = lines.iter().flat_map(|l| {
+            let budget = l.budget.map(|b| b.base_ms);
+            l.points
+                .iter()
+                .filter_map(|p| p.median_clock_ms)
+                .chain(budget)
+        });
+        let top = clock_values.fold(1.0, f64::max) * 1.08;
+        let mut clock = ChartBuilder::on(&right)
+            .caption("Clock left after the move (median)", Style::caption())
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(56)
+            .build_cartesian_2d(1.0..x_max, 0.0..top)?;
+        clock
+            .configure_mesh()
+            .x_desc("engine's move")
+            .y_desc("ms")
+            .label_style(Style::label())
+            .light_line_style(Style::GRID.mix(0.1))
+            .draw()?;
+        for (i, line) in lines.iter().enumerate() {
+            let colour = Style::engine(i);
+            used.draw_series(LineSeries::new(
+                line.points
+                    .iter()
+                    .map(|p| (f64::from(p.move_number), p.median_ms)),
+                colour.stroke_width(2),
+            ))?
+            .label(line.engine.clone())
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], colour));
+            clock.draw_series(LineSeries::new(
+                line.points
+                    .iter()
+                    .filter_map(|p| Some((f64::from(p.move_number), p.median_clock_ms?))),
+                colour.stroke_width(2),
+            ))?;
+            if let Some(budget) = line.budget {
+                for level in [budget.base_ms, TIME_TROUBLE * budget.base_ms] {
+                    clock.draw_series(LineSeries::new(
+                        [(1.0, level), (x_max, level)],
+                        colour.mix(0.5).stroke_width(1),
+                    ))?;
+                }
+                if budget.increment_ms > 0.0 {
+                    used.draw_series(LineSeries::new(
+                        [(1.0, budget.increment_ms), (x_max, budget.increment_ms)],
+                        colour.mix(0.5).stroke_width(1),
+                    ))?;
+                }
+            }
+        }
+        used.configure_series_labels()
+            .label_font(Style::label())
+            .border_style(Style::GRID)
+            .background_style(WHITE.mix(0.8))
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()?;
+        Ok(())
+    })
+}
+
+/// Each engine's latency beyond its reported search: a bar from the median to the 99th
+/// percentile, ticks at the median, 90th and 99th, a dot at the maximum, on a log scale.
+pub fn latency(spread: &[LatencySpread]) -> Result<String, ReportError> {
+    let moves: u64 = spread.iter().map(|s| s.moves).sum();
+    svg("latency", Style::SIZE, Some(moves as usize), |root| {
+        let n = spread.len().max(1);
+        let y = decades(spread.iter().flat_map(|s| [s.median_ms, s.max_ms]));
+        let floor = y.start;
+        let mut chart = ChartBuilder::on(root)
+            .caption(
+                "Latency beyond the engine's reported search",
+                Style::caption(),
+            )
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(56)
+            .build_cartesian_2d(-0.5..n as f64 - 0.5, y.log_scale())?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .y_desc("ms (runner's time - engine's time)")
+            .label_style(Style::label())
+            .x_labels(n)
+            .x_label_formatter(&|x| {
+                let i = x.round();
+                if (x - i).abs() > 0.01 || i < 0.0 {
+                    return String::new();
+                }
+                spread
+                    .get(i as usize)
+                    .map(|s| s.engine.clone())
+                    .unwrap_or_default()
+            })
+            .draw()?;
+        for (i, s) in spread.iter().enumerate() {
+            let x = i as f64;
+            let colour = Style::engine(i);
+            let at = |v: f64| v.max(floor);
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(x - 0.15, at(s.median_ms)), (x + 0.15, at(s.p99_ms))],
+                colour.mix(0.3).filled(),
+            )))?;
+            for (v, name) in [
+                (s.median_ms, "median"),
+                (s.p90_ms, "p90"),
+                (s.p99_ms, "p99"),
+            ] {
+                chart.draw_series(std::iter::once(PathElement::new(
+                    [(x - 0.2, at(v)), (x + 0.2, at(v))],
+                    colour.stroke_width(2),
+                )))?;
+                chart.draw_series(std::iter::once(Text::new(
+                    format!("{name} {v:.1}"),
+                    (x + 0.22, at(v)),
+                    Style::label(),
+                )))?;
+            }
+            chart.draw_series(std::iter::once(Circle::new(
+                (x, at(s.max_ms)),
+                4,
+                colour.filled(),
+            )))?;
+            chart.draw_series(std::iter::once(Text::new(
+                format!("max {:.1}", s.max_ms),
+                (x + 0.22, at(s.max_ms)),
+                Style::label(),
+            )))?;
+        }
+        Ok(())
+    })
+}
+
+/// Games each engine played in time trouble, beside the games it lost on time.
+pub fn time_trouble(rows: &[TimeTrouble]) -> Result<String, ReportError> {
+    svg("time-trouble", Style::SIZE, Some(rows.len()), |root| {
+        let (left, right) = root.split_horizontally(Style::SIZE.0 / 2);
+        let names: Vec<String> = rows.iter().map(|r| r.engine.clone()).collect();
+        let trouble: Vec<f64> = rows.iter().map(|r| r.in_trouble as f64).collect();
+        let forfeits: Vec<f64> = rows.iter().map(|r| r.forfeits as f64).collect();
+        bars(
+            &left,
+            &format!("Games under {:.0}% of base", 100.0 * TIME_TROUBLE),
+            &names,
+            &trouble,
+            "games",
+        )?;
+        bars(&right, "Time forfeits", &names, &forfeits, "games")
     })
 }
 

@@ -2,12 +2,14 @@
 
 use std::collections::BTreeMap;
 
+use arbiter_rules::Termination;
 use arbiter_runner::config::RunConfig;
 use arbiter_runner::records::GameEntry;
 use arbiter_stats::Sprt;
 use arbiter_store::{CommittedPair, GameResult, Run, RunId, Store, StoredGame, Totals};
 use futures_util::TryStreamExt;
 
+use crate::time::{Budget, EngineTimes, GameTimes};
 use crate::ReportError;
 
 /// What a report needs of one game: the store's row and its typed JSON record, without the
@@ -31,6 +33,11 @@ pub struct GameFacts {
     /// The engines' moves and the milliseconds they took in all, from `go` to `bestmove`.
     pub engine_moves: usize,
     pub move_ms_total: f64,
+    /// The lowest clock after a move of White's and of Black's; none without a clock (or a
+    /// record that lacks clocks).
+    pub lowest_clock_ms: [Option<i64>; 2],
+    /// In a time forfeit, the engine whose flag fell (the side to move at the end).
+    pub flagged: Option<String>,
 }
 
 /// A run as a report sees it.
@@ -50,6 +57,10 @@ pub struct RunData {
     pub totals: Totals,
     /// Indexed by pairing.
     pub pairing_totals: Vec<Totals>,
+    /// Each engine's move times, by name, gathered as the games streamed by.
+    pub times: BTreeMap<String, EngineTimes>,
+    /// Each engine's clock, by name; none for engines limited by nodes, depth or time per move.
+    pub budgets: BTreeMap<String, Budget>,
 }
 
 impl RunData {
@@ -67,9 +78,10 @@ impl RunData {
             .map_err(config_error)?;
         let pairs: Vec<CommittedPair> = store.pairs_in_commit_order(run).try_collect().await?;
         let mut games = Vec::new();
+        let mut times = BTreeMap::new();
         let mut stream = store.games(run);
         while let Some(stored) = stream.try_next().await? {
-            games.push(GameFacts::from_stored(stored));
+            games.push(GameFacts::from_stored(stored, &mut times));
         }
         drop(stream);
         let totals = store.totals(run).await?;
@@ -83,6 +95,13 @@ impl RunData {
             games,
             totals,
             pairing_totals,
+            times,
+            budgets: checked
+                .engines
+                .iter()
+                .zip(&checked.time_controls)
+                .filter_map(|(e, tc)| Some((e.name.clone(), Budget::from(tc.clock?))))
+                .collect(),
         })
     }
 
@@ -121,14 +140,25 @@ impl RunData {
 impl GameFacts {
     /// The facts of a stored game. Its JSON record is preferred for what the row lacks (the
     /// opening's name, move times); a row without a readable record (written before records were
-    /// typed) still counts, with the book index as its opening.
-    fn from_stored(stored: StoredGame) -> GameFacts {
+    /// typed) still counts, with the book index as its opening. Its move times are added to
+    /// `times` and not kept.
+    fn from_stored(stored: StoredGame, times: &mut BTreeMap<String, EngineTimes>) -> GameFacts {
         let row = stored.game;
         let entry = serde_json::from_str::<GameEntry>(&row.json).ok();
+        let game_times = entry
+            .as_ref()
+            .map(|e| GameTimes::gather(e, row.plies, times))
+            .unwrap_or_default();
         let (opening, engine_moves, move_ms_total) = match entry {
             Some(e) => (e.opening, e.move_ms.len(), e.move_ms.iter().sum()),
             None => (format!("#{}", row.opening_index), 0, 0.0),
         };
+        let flagged = (row.termination == Termination::TimeForfeit.pgn_tag()).then(|| {
+            match game_times.side_to_move_at_end(engine_moves) {
+                0 => row.white.clone(),
+                _ => row.black.clone(),
+            }
+        });
         GameFacts {
             pairing: stored.pairing,
             pair_index: stored.pair_index,
@@ -141,6 +171,8 @@ impl GameFacts {
             opening,
             engine_moves,
             move_ms_total,
+            lowest_clock_ms: game_times.lowest_clock_ms,
+            flagged,
         }
     }
 

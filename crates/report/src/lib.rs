@@ -22,6 +22,7 @@ pub mod charts;
 mod data;
 pub mod render;
 pub mod series;
+pub mod time;
 
 pub use data::{GameFacts, RunData};
 pub use render::{Format, Report};

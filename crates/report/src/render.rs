@@ -13,7 +13,9 @@ use serde::Serialize;
 
 use crate::charts;
 use crate::data::RunData;
-use crate::series::{self, Bin, EloPoint, LlrPath, OpeningResult};
+use crate::series::{
+    self, Bin, EloPoint, LatencySpread, LlrPath, MoveTimes, OpeningResult, TimeTrouble,
+};
 use crate::ReportError;
 
 /// The openings the per-opening chart shows (the JSON holds them all).
@@ -92,6 +94,12 @@ pub struct Series {
     pub terminations: Vec<(String, u64)>,
     pub lengths: Vec<Bin>,
     pub openings: Vec<OpeningResult>,
+    /// Empty when no move had a clock.
+    pub move_times: Vec<MoveTimes>,
+    /// Empty when no engine reported its search time.
+    pub latency: Vec<LatencySpread>,
+    /// Empty when no game had a clock and none was lost on time.
+    pub time_trouble: Vec<TimeTrouble>,
 }
 
 /// A chart ready to inline or write: its file stem, its title and its SVG.
@@ -139,6 +147,9 @@ impl Report {
             terminations: series::terminations(&data.games),
             lengths: series::plies_histogram(&data.games, series::plies_bin_width(longest)),
             openings: series::openings(data),
+            move_times: series::move_times(data.engines(), &data.times, &data.budgets),
+            latency: series::latency(data.engines(), &data.times),
+            time_trouble: series::time_trouble(data.engines(), &data.games, &data.budgets),
         };
         let standings = if tournament {
             let results: Vec<PairingResult> = data
@@ -453,6 +464,27 @@ fn charts_of(
             "openings",
             "Per-opening results (both games of each pair)",
             charts::openings(&series.openings, OPENINGS_SHOWN)?,
+        );
+    }
+    if !series.move_times.is_empty() {
+        add(
+            "time",
+            "Time per move against the clock left, by each engine's move out of book",
+            charts::move_times(&series.move_times)?,
+        );
+    }
+    if !series.latency.is_empty() {
+        add(
+            "latency",
+            "Latency beyond the search each engine reported (pipe, scheduling, engine I/O)",
+            charts::latency(&series.latency)?,
+        );
+    }
+    if !series.time_trouble.is_empty() {
+        add(
+            "time-trouble",
+            "Time trouble and time forfeits per engine",
+            charts::time_trouble(&series.time_trouble)?,
         );
     }
     Ok(charts)

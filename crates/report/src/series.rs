@@ -9,6 +9,7 @@ use arbiter_store::{CommittedPair, Totals};
 use serde::Serialize;
 
 use crate::data::{GameFacts, RunData};
+use crate::time::{Budget, EngineTimes};
 
 /// The LLR after one committed pair.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -196,6 +197,157 @@ pub fn openings(data: &RunData) -> Vec<OpeningResult> {
     results
 }
 
+/// An engine's median time per move and clock left at one of its move numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct MoveTimePoint {
+    /// The engine's own move out of book, from 1.
+    pub move_number: u32,
+    /// Moves it made at that number (one per game that lasted so long).
+    pub moves: u64,
+    pub median_ms: f64,
+    /// None where it had no clock.
+    pub median_clock_ms: Option<f64>,
+}
+
+/// One engine's time used per move against the clock it had left.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MoveTimes {
+    pub engine: String,
+    /// Engine moves summarized (every point's `moves` together).
+    pub moves: u64,
+    pub budget: Option<Budget>,
+    pub points: Vec<MoveTimePoint>,
+}
+
+/// Each engine's median time per move and clock left by move number, in the run's engine order;
+/// empty when no move had a clock (records from before clocks were kept, nodes- or depth-limited
+/// runs), where the chart would say nothing about time trouble.
+pub fn move_times(
+    engines: &[String],
+    times: &BTreeMap<String, EngineTimes>,
+    budgets: &BTreeMap<String, Budget>,
+) -> Vec<MoveTimes> {
+    if times.values().all(|t| t.clocked_moves() == 0) {
+        return Vec::new();
+    }
+    in_order(engines, times)
+        .map(|(engine, t)| MoveTimes {
+            engine: engine.to_owned(),
+            moves: t.moves(),
+            budget: budgets.get(engine).copied(),
+            points: (1..)
+                .zip(&t.by_move)
+                .filter_map(|(move_number, (used, clock))| {
+                    Some(MoveTimePoint {
+                        move_number,
+                        moves: used.count(),
+                        median_ms: used.quantile(0.5)?,
+                        median_clock_ms: clock.quantile(0.5),
+                    })
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// The engines of `engines` that have times, in that order, then any others by name.
+fn in_order<'a>(
+    engines: &'a [String],
+    times: &'a BTreeMap<String, EngineTimes>,
+) -> impl Iterator<Item = (&'a str, &'a EngineTimes)> {
+    let listed = engines
+        .iter()
+        .filter_map(|e| times.get_key_value(e))
+        .map(|(e, t)| (e.as_str(), t));
+    let others = times
+        .iter()
+        .filter(|(e, _)| !engines.contains(e))
+        .map(|(e, t)| (e.as_str(), t));
+    listed.chain(others)
+}
+
+/// The spread of one engine's latency beyond its search: what the runner measured from `go` to
+/// `bestmove` minus the search time the engine reported.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LatencySpread {
+    pub engine: String,
+    /// Moves with a reported search time.
+    pub moves: u64,
+    pub median_ms: f64,
+    pub p90_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+}
+
+/// Each engine's latency percentiles, for the engines that reported their search time.
+pub fn latency(engines: &[String], times: &BTreeMap<String, EngineTimes>) -> Vec<LatencySpread> {
+    in_order(engines, times)
+        .filter_map(|(engine, t)| {
+            let d = &t.latency;
+            Some(LatencySpread {
+                engine: engine.to_owned(),
+                moves: d.count(),
+                median_ms: d.quantile(0.5)?,
+                p90_ms: d.quantile(0.9)?,
+                p99_ms: d.quantile(0.99)?,
+                max_ms: d.max()?,
+            })
+        })
+        .collect()
+}
+
+/// A clock below this share of its base is time trouble.
+pub const TIME_TROUBLE: f64 = 0.1;
+
+/// One engine's brushes with the clock.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TimeTrouble {
+    pub engine: String,
+    pub games: u64,
+    /// Games in which its clock fell below [`TIME_TROUBLE`] of its base after some move.
+    pub in_trouble: u64,
+    /// Games it lost (or drew) on time: its flag fell.
+    pub forfeits: u64,
+}
+
+/// Time trouble and time forfeits per engine, in the run's engine order; empty when no game
+/// had a clock and none was forfeited on time.
+pub fn time_trouble(
+    engines: &[String],
+    games: &[GameFacts],
+    budgets: &BTreeMap<String, Budget>,
+) -> Vec<TimeTrouble> {
+    let clocked = games
+        .iter()
+        .any(|g| g.lowest_clock_ms.iter().any(Option::is_some));
+    if !clocked && games.iter().all(|g| g.flagged.is_none()) {
+        return Vec::new();
+    }
+    let mut rows: Vec<TimeTrouble> = engines
+        .iter()
+        .map(|engine| TimeTrouble {
+            engine: engine.clone(),
+            games: 0,
+            in_trouble: 0,
+            forfeits: 0,
+        })
+        .collect();
+    for game in games {
+        for (side, name) in [&game.white, &game.black].into_iter().enumerate() {
+            let Some(row) = rows.iter_mut().find(|r| &r.engine == name) else {
+                continue;
+            };
+            row.games += 1;
+            let threshold = budgets.get(name).map(|b| TIME_TROUBLE * b.base_ms);
+            if let (Some(lowest), Some(threshold)) = (game.lowest_clock_ms[side], threshold) {
+                row.in_trouble += u64::from((lowest as f64) < threshold);
+            }
+            row.forfeits += u64::from(game.flagged.as_ref() == Some(name));
+        }
+    }
+    rows
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -307,6 +459,8 @@ mod tests {
             opening: "book.epd:1".into(),
             engine_moves: 0,
             move_ms_total: 0.0,
+            lowest_clock_ms: [None, None],
+            flagged: None,
         }
     }
 
@@ -328,5 +482,92 @@ mod tests {
             terminations(&games),
             [("normal".to_owned(), 6), ("time forfeit".to_owned(), 1)]
         );
+    }
+
+    fn budgets(base_ms: f64) -> BTreeMap<String, Budget> {
+        ["a", "b"]
+            .map(|e| {
+                let budget = Budget {
+                    base_ms,
+                    increment_ms: 50.0,
+                    moves: None,
+                };
+                (e.to_owned(), budget)
+            })
+            .into_iter()
+            .collect()
+    }
+
+    /// Base 1000 ms: trouble is a clock under 100 ms. Counted by hand: `a` is under it in games
+    /// 1 and 3 (as White, then as Black), `b` in game 2 and flagged in game 3.
+    #[test]
+    fn time_trouble_and_forfeits_are_counted_per_engine() {
+        let engines = ["a".to_owned(), "b".to_owned()];
+        let mut games = Vec::new();
+        for (white, black, lowest, flagged) in [
+            ("a", "b", [Some(99), Some(100)], None),
+            ("b", "a", [Some(-5), Some(500)], None),
+            ("b", "a", [Some(700), Some(0)], Some("b")),
+            ("a", "b", [None, None], None),
+        ] {
+            let mut g = game(
+                40,
+                if flagged.is_some() {
+                    "time forfeit"
+                } else {
+                    "normal"
+                },
+            );
+            g.white = white.into();
+            g.black = black.into();
+            g.lowest_clock_ms = lowest;
+            g.flagged = flagged.map(str::to_owned);
+            games.push(g);
+        }
+        let rows = time_trouble(&engines, &games, &budgets(1000.0));
+        let counts: Vec<(&str, u64, u64, u64)> = rows
+            .iter()
+            .map(|r| (r.engine.as_str(), r.games, r.in_trouble, r.forfeits))
+            .collect();
+        assert_eq!(counts, [("a", 4, 2, 0), ("b", 4, 1, 1)]);
+        for g in &mut games {
+            g.lowest_clock_ms = [None, None];
+            g.flagged = None;
+        }
+        assert!(time_trouble(&engines, &games, &budgets(1000.0)).is_empty());
+    }
+
+    /// Three games of `a`'s: its first move took 10, 20, 30 ms (median 20) with 900, 800, 700
+    /// left (median 800); its second move only in one game. Latency: 1, 2, 3 and 40 ms.
+    #[test]
+    fn move_times_and_latency_follow_the_moves() {
+        let mut times = BTreeMap::new();
+        let a: &mut EngineTimes = times.entry("a".to_owned()).or_default();
+        a.by_move.resize_with(2, Default::default);
+        for (used, left) in [(10.0, 900.0), (20.0, 800.0), (30.0, 700.0)] {
+            a.by_move[0].0.add(used);
+            a.by_move[0].1.add(left);
+        }
+        a.by_move[1].0.add(5.0);
+        for l in [1.0, 2.0, 3.0, 40.0] {
+            a.latency.add(l);
+        }
+        let engines = ["a".to_owned(), "b".to_owned()];
+        let lines = move_times(&engines, &times, &budgets(1000.0));
+        assert_eq!(lines.len(), 1);
+        assert_eq!(lines[0].moves, 4);
+        let close = |got: f64, want: f64| (got / want - 1.0).abs() < 0.06;
+        let p = &lines[0].points;
+        assert_eq!((p[0].move_number, p[0].moves, p[1].moves), (1, 3, 1));
+        assert!(close(p[0].median_ms, 20.0) && close(p[0].median_clock_ms.unwrap(), 800.0));
+        assert_eq!(p[1].median_clock_ms, None);
+        let spread = latency(&engines, &times);
+        assert_eq!(spread.len(), 1);
+        let s = &spread[0];
+        assert_eq!((s.moves, s.max_ms), (4, 40.0));
+        assert!(close(s.median_ms, 2.0) && close(s.p90_ms, 40.0) && close(s.p99_ms, 40.0));
+        // Without any clock there is nothing to say about time trouble.
+        times.get_mut("a").unwrap().by_move[0].1 = Default::default();
+        assert!(move_times(&engines, &times, &budgets(1000.0)).is_empty());
     }
 }
