@@ -123,6 +123,16 @@ fn a_report_holds_the_stores_numbers_and_one_llr_point_per_pair() {
     let series = json["series"]["llr"]["points"].as_array().unwrap();
     assert_eq!(series.len() as u64, totals.pairs);
     assert_eq!(series.last().unwrap()["llr"], s["llr"]);
+    // Openings are named as the PGN's BookEntry names them, without the machine's folders.
+    let openings = json["series"]["openings"].as_array().unwrap();
+    assert!(!openings.is_empty());
+    for opening in openings {
+        let name = opening["opening"].as_str().unwrap();
+        assert!(
+            name.starts_with("quick.epd:") && !name.contains('/'),
+            "{name}"
+        );
+    }
 
     // The page: self-contained, readable on a phone, every chart inline.
     let html = read(&report.join("index.html"));

@@ -150,7 +150,13 @@ impl GameFacts {
             .map(|e| GameTimes::gather(e, row.plies, times))
             .unwrap_or_default();
         let (opening, engine_moves, move_ms_total) = match entry {
-            Some(e) => (e.opening, e.move_ms.len(), e.move_ms.iter().sum()),
+            // The book line as the PGN's BookEntry names it (`quick.epd:34`), without the
+            // folders of the machine that played it.
+            Some(e) => (
+                arbiter_runner::tournament::book_entry(&e.opening),
+                e.move_ms.len(),
+                e.move_ms.iter().sum(),
+            ),
             None => (format!("#{}", row.opening_index), 0, 0.0),
         };
         let flagged = (row.termination == Termination::TimeForfeit.pgn_tag()).then(|| {

@@ -889,7 +889,7 @@ pub fn game_pgn(
 /// Where a game's opening came from, without the folders of the user's disk: `quick.epd:12`,
 /// `odds:knight`, `startpos`. (PGN's `Opening` tag is the opening's name, which a book line
 /// does not give.)
-fn book_entry(source: &str) -> String {
+pub fn book_entry(source: &str) -> String {
     std::path::Path::new(source).file_name().map_or_else(
         || source.to_owned(),
         |name| name.to_string_lossy().into_owned(),
