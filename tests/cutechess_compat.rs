@@ -343,7 +343,7 @@ fn single_games_each_take_their_own_opening_with_trinomial_statistics() {
     }
     let record: RunSummary = serde_json::from_str(lines[6]).unwrap();
     assert_eq!(record.verdict, RunOutcome::Complete);
-    assert_eq!(record.pentanomial, None);
+    assert_eq!(record.results.pentanomial, None);
     let summary: serde_json::Value = serde_json::from_str(lines[6]).unwrap();
     assert_eq!(summary["model"], "trinomial");
     assert_eq!(summary["games"], 6);

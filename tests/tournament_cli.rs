@@ -207,7 +207,7 @@ fn a_gauntlet_plays_its_seeds_against_the_field() {
     assert_eq!(per_pairing, expected, "the seeds a and b never meet");
 
     let summary: RunSummary = serde_json::from_str(stdout.trim()).expect(&stdout);
-    assert_eq!(summary.games, 16);
+    assert_eq!(summary.results.games, 16);
     let standings = summary.standings.expect("standings in the summary");
     let value = serde_json::to_value(&standings).unwrap();
     let text = value.to_string();

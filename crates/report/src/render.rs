@@ -5,9 +5,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+use arbiter_runner::records::RunResults;
 use arbiter_runner::standings::{self, PairingResult, Standings};
 use arbiter_runner::tournament::sample;
-use arbiter_stats::estimate;
 use arbiter_store::{RunOutcome, RunState};
 use serde::Serialize;
 
@@ -61,24 +61,10 @@ pub struct Summary {
     pub tournament: String,
     /// None while the run is in progress.
     pub verdict: Option<RunOutcome>,
-    pub model: String,
-    pub pairs: u64,
     pub pairs_planned: u64,
-    pub games: u64,
-    pub wins: u64,
-    pub draws: u64,
-    pub losses: u64,
-    pub pentanomial: Option<[u64; 5]>,
-    pub elo: Option<f64>,
-    pub elo_ci: Option<[f64; 2]>,
-    pub los: Option<f64>,
-    pub nelo: Option<f64>,
-    pub nelo_ci: Option<[f64; 2]>,
-    pub llr: Option<f64>,
-    pub lower_bound: Option<f64>,
-    pub upper_bound: Option<f64>,
-    /// `H0`, `H1` or `continue`.
-    pub state: Option<String>,
+    /// The counts and their statistics, as the run's summary record gives them.
+    #[serde(flatten)]
+    pub results: RunResults,
     /// The SPRT's design: `[elo0, elo1]`, α, β and its Elo model.
     pub sprt_bounds: Option<[f64; 2]>,
     pub sprt_alpha: Option<f64>,
@@ -171,7 +157,7 @@ impl Report {
         } else {
             None
         };
-        let summary = summary(data, series.llr.as_ref());
+        let summary = summary(data);
         let charts = charts_of(&summary, &series, standings.as_ref())?;
         Ok(Report {
             summary,
@@ -215,7 +201,7 @@ impl Report {
     fn headline(&self) -> (String, String) {
         let s = &self.summary;
         let title = format!("{} (run {})", s.name, s.run);
-        let status = match (s.verdict, &s.state) {
+        let status = match (s.verdict, &s.results.state) {
             (Some(v), _) => format!("finished: {v}"),
             (None, Some(state)) => format!("in progress (SPRT {state})"),
             (None, None) => "in progress".to_owned(),
@@ -228,29 +214,37 @@ impl Report {
         let s = &self.summary;
         let mut rows = vec![
             ("Engines", s.engines.join(" vs ")),
-            ("Pairs", format!("{} of {}", s.pairs, s.pairs_planned)),
-            ("Games", s.games.to_string()),
+            (
+                "Pairs",
+                format!("{} of {}", s.results.pairs, s.pairs_planned),
+            ),
+            ("Games", s.results.games.to_string()),
             (
                 "W / D / L",
-                format!("{} / {} / {}", s.wins, s.draws, s.losses),
+                format!(
+                    "{} / {} / {}",
+                    s.results.wins, s.results.draws, s.results.losses
+                ),
             ),
         ];
-        if let Some(p) = s.pentanomial {
+        if let Some(p) = s.results.pentanomial {
             rows.push((
                 "Pentanomial",
                 format!("[{}, {}, {}, {}, {}]", p[0], p[1], p[2], p[3], p[4]),
             ));
         }
-        if let (Some(elo), Some([lo, hi])) = (s.elo, s.elo_ci) {
+        if let (Some(elo), Some([lo, hi])) = (s.results.elo, s.results.elo_ci) {
             rows.push(("Elo", format!("{elo:.2} [{lo:.2}, {hi:.2}]")));
         }
-        if let Some(los) = s.los {
+        if let Some(los) = s.results.los {
             rows.push(("LOS", format!("{:.1}%", 100.0 * los)));
         }
-        if let (Some(nelo), Some([lo, hi])) = (s.nelo, s.nelo_ci) {
+        if let (Some(nelo), Some([lo, hi])) = (s.results.nelo, s.results.nelo_ci) {
             rows.push(("nElo", format!("{nelo:.2} [{lo:.2}, {hi:.2}]")));
         }
-        if let (Some(llr), Some(lower), Some(upper)) = (s.llr, s.lower_bound, s.upper_bound) {
+        if let (Some(llr), Some(lower), Some(upper)) =
+            (s.results.llr, s.results.lower_bound, s.results.upper_bound)
+        {
             rows.push(("LLR", format!("{llr:.2} ({lower:.2}, {upper:.2})")));
         }
         if let (Some([e0, e1]), Some(model)) = (s.sprt_bounds, &s.sprt_model) {
@@ -361,20 +355,15 @@ fn escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-fn summary(data: &RunData, llr: Option<&LlrPath>) -> Summary {
+fn summary(data: &RunData) -> Summary {
     let totals = &data.totals;
     let tournament = data.is_tournament();
-    let stats_sample = sample(totals, data.paired);
-    let elo = estimate::elo(&stats_sample).ok().filter(|_| !tournament);
-    let nelo = estimate::normalized_elo(&stats_sample)
-        .ok()
-        .filter(|_| !tournament);
-    // The LLR of the totals is the path's last point: one computation, never two.
+    // The SPRT's status of the totals: the LLR path's last point.
     let status = data
         .sprt
         .as_ref()
         .filter(|_| !tournament && totals.pairs > 0)
-        .and_then(|sprt| sprt.status(&stats_sample).ok());
+        .and_then(|sprt| sprt.status(&sample(totals, data.paired)).ok());
     Summary {
         run: data.run.id.get(),
         name: data.run.spec.name.clone(),
@@ -384,28 +373,8 @@ fn summary(data: &RunData, llr: Option<&LlrPath>) -> Summary {
             RunState::Finished { verdict } => Some(verdict),
             RunState::Running => None,
         },
-        model: if data.paired {
-            "pentanomial"
-        } else {
-            "trinomial"
-        }
-        .to_owned(),
-        pairs: totals.pairs,
         pairs_planned: data.run.pairs_planned(),
-        games: totals.wins + totals.draws + totals.losses,
-        wins: totals.wins,
-        draws: totals.draws,
-        losses: totals.losses,
-        pentanomial: data.paired.then_some(totals.pentanomial),
-        elo: elo.map(|e| e.elo),
-        elo_ci: elo.map(|e| [e.interval().0, e.interval().1]),
-        los: elo.map(|e| e.los),
-        nelo: nelo.map(|n| n.nelo),
-        nelo_ci: nelo.map(|n| [n.interval().0, n.interval().1]),
-        llr: llr.and_then(|p| p.points.last()).map(|p| p.llr),
-        lower_bound: llr.map(|p| p.lower_bound),
-        upper_bound: llr.map(|p| p.upper_bound),
-        state: status.map(|s| s.state.as_str().to_owned()),
+        results: RunResults::of(totals, data.paired, tournament, status),
         sprt_bounds: data.sprt.as_ref().map(|s| [s.elo0(), s.elo1()]),
         sprt_alpha: data.sprt.as_ref().map(|s| s.alpha()),
         sprt_beta: data.sprt.as_ref().map(|s| s.beta()),
@@ -450,8 +419,12 @@ fn charts_of(
         "results",
         "Pentanomial pairs and W/D/L",
         charts::results(
-            summary.pentanomial,
-            [summary.wins, summary.draws, summary.losses],
+            summary.results.pentanomial,
+            [
+                summary.results.wins,
+                summary.results.draws,
+                summary.results.losses,
+            ],
         )?,
     );
     add(

@@ -11,7 +11,7 @@ use arbiter_store::{GameResult, GameRow, RunId, Store, StoreError, Totals};
 use futures_util::StreamExt;
 
 use crate::game::GameRecord;
-use crate::records::{self, EntryKind, RunSummary};
+use crate::records::{self, EntryKind, RunResults, RunSummary};
 use crate::standings::Standings;
 use crate::tournament::{MatchSpec, Summary};
 
@@ -274,41 +274,18 @@ pub fn summary_json(
     standings: Option<Standings>,
     pgn: Option<&Path>,
 ) -> RunSummary {
-    let (totals, sprt, verdict) = (&summary.totals, summary.sprt, summary.verdict.outcome());
-    let sample = spec.sample(totals);
-    // A tournament's summed totals mix pairings: its ratings are in the standings.
-    let tournament = spec.is_tournament();
-    let elo = estimate::elo(&sample).ok().filter(|_| !tournament);
-    let nelo = estimate::normalized_elo(&sample)
-        .ok()
-        .filter(|_| !tournament);
     RunSummary {
         schema: records::SCHEMA,
         kind: EntryKind::Summary,
         run: run.get(),
         seed,
-        verdict,
-        model: if spec.paired {
-            "pentanomial"
-        } else {
-            "trinomial"
-        }
-        .to_owned(),
-        pairs: totals.pairs,
-        games: totals.wins + totals.draws + totals.losses,
-        wins: totals.wins,
-        draws: totals.draws,
-        losses: totals.losses,
-        pentanomial: spec.paired.then_some(totals.pentanomial),
-        elo: elo.map(|e| e.elo),
-        elo_ci: elo.map(|e| [e.interval().0, e.interval().1]),
-        los: elo.map(|e| e.los),
-        nelo: nelo.map(|n| n.nelo),
-        nelo_ci: nelo.map(|n| [n.interval().0, n.interval().1]),
-        llr: sprt.map(|s| s.llr),
-        lower_bound: sprt.map(|s| s.lower_bound),
-        upper_bound: sprt.map(|s| s.upper_bound),
-        state: sprt.map(|s| s.state.as_str().to_owned()),
+        verdict: summary.verdict.outcome(),
+        results: RunResults::of(
+            &summary.totals,
+            spec.paired,
+            spec.is_tournament(),
+            summary.sprt,
+        ),
         pgn: pgn.map(|p| p.display().to_string()),
         runner_cpu_ms: own_cpu_time().map(|d| d.as_millis() as u64),
         peak_rss_mb: peak_rss_mb(),

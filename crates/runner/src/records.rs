@@ -58,6 +58,68 @@ pub enum EntryKind {
     Summary,
 }
 
+/// A run's counts and the statistics of them, as the summary record and the report give them:
+/// computed in one place from the stored totals.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunResults {
+    /// `pentanomial` (pairs) or `trinomial` (unpaired games): what Elo and LLR are computed on.
+    pub model: String,
+    pub pairs: u64,
+    pub games: u64,
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    /// [LL, LD, DD+WL, DW, WW]; none for unpaired games.
+    pub pentanomial: Option<[u64; 5]>,
+    pub elo: Option<f64>,
+    pub elo_ci: Option<[f64; 2]>,
+    pub los: Option<f64>,
+    pub nelo: Option<f64>,
+    pub nelo_ci: Option<[f64; 2]>,
+    pub llr: Option<f64>,
+    pub lower_bound: Option<f64>,
+    pub upper_bound: Option<f64>,
+    /// The SPRT's state: `H0`, `H1` or `continue`.
+    pub state: Option<String>,
+}
+
+impl RunResults {
+    /// The results of `totals`: `paired` chooses the pentanomial or the trinomial model; a
+    /// tournament's summed totals mix pairings, so it has no Elo here (its ratings are in the
+    /// standings); `sprt` is the SPRT's status of the same totals.
+    pub fn of(
+        totals: &arbiter_store::Totals,
+        paired: bool,
+        tournament: bool,
+        sprt: Option<arbiter_stats::SprtStatus>,
+    ) -> RunResults {
+        use arbiter_stats::estimate;
+        let sample = crate::tournament::sample(totals, paired);
+        let elo = estimate::elo(&sample).ok().filter(|_| !tournament);
+        let nelo = estimate::normalized_elo(&sample)
+            .ok()
+            .filter(|_| !tournament);
+        RunResults {
+            model: if paired { "pentanomial" } else { "trinomial" }.to_owned(),
+            pairs: totals.pairs,
+            games: totals.wins + totals.draws + totals.losses,
+            wins: totals.wins,
+            draws: totals.draws,
+            losses: totals.losses,
+            pentanomial: paired.then_some(totals.pentanomial),
+            elo: elo.map(|e| e.elo),
+            elo_ci: elo.map(|e| [e.interval().0, e.interval().1]),
+            los: elo.map(|e| e.los),
+            nelo: nelo.map(|n| n.nelo),
+            nelo_ci: nelo.map(|n| [n.interval().0, n.interval().1]),
+            llr: sprt.map(|s| s.llr),
+            lower_bound: sprt.map(|s| s.lower_bound),
+            upper_bound: sprt.map(|s| s.upper_bound),
+            state: sprt.map(|s| s.state.as_str().to_owned()),
+        }
+    }
+}
+
 /// One committed pair (`"type": "pair"`), as the store's commit order gives them: what a report
 /// draws the statistics' path from, one point per pair, and what a fleet worker will hand over.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -124,25 +186,9 @@ pub struct RunSummary {
     pub run: i64,
     pub seed: u64,
     pub verdict: RunOutcome,
-    /// `pentanomial` (pairs) or `trinomial` (unpaired games): what Elo and LLR are computed on.
-    pub model: String,
-    pub pairs: u64,
-    pub games: u64,
-    pub wins: u64,
-    pub draws: u64,
-    pub losses: u64,
-    /// [LL, LD, DD+WL, DW, WW]; none for unpaired games.
-    pub pentanomial: Option<[u64; 5]>,
-    pub elo: Option<f64>,
-    pub elo_ci: Option<[f64; 2]>,
-    pub los: Option<f64>,
-    pub nelo: Option<f64>,
-    pub nelo_ci: Option<[f64; 2]>,
-    pub llr: Option<f64>,
-    pub lower_bound: Option<f64>,
-    pub upper_bound: Option<f64>,
-    /// The SPRT's state: `H0`, `H1` or `continue`.
-    pub state: Option<String>,
+    /// The counts and their statistics.
+    #[serde(flatten)]
+    pub results: RunResults,
     pub pgn: Option<String>,
     pub runner_cpu_ms: Option<u64>,
     pub peak_rss_mb: Option<f64>,
