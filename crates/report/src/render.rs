@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use arbiter_runner::records::RunResults;
-use arbiter_runner::standings::{self, PairingResult, Standings};
+use arbiter_runner::standings::{self, PairingResult, Standings, StandingsRow};
 use arbiter_runner::tournament::sample;
 use arbiter_store::{RunOutcome, RunState};
 use serde::Serialize;
@@ -265,18 +265,8 @@ impl Report {
                 "\n| # | Engine | Elo | 95% | Games | Score |\n|---|---|---|---|---|---|\n",
             );
             for e in &s.engines {
-                let _ = writeln!(
-                    md,
-                    "| {} | {} | {:.1} | [{:.1}, {:.1}] | {} | {} |",
-                    e.rank,
-                    e.name.replace('|', "\\|"),
-                    e.elo,
-                    e.elo_ci[0],
-                    e.elo_ci[1],
-                    e.games,
-                    e.score
-                        .map_or("-".to_owned(), |s| format!("{:.1}%", 100.0 * s)),
-                );
+                let cells = standings_cells(e).map(|cell| cell.replace('|', "\\|"));
+                let _ = writeln!(md, "| {} |", cells.join(" | "));
             }
         }
         md.push('\n');
@@ -313,19 +303,11 @@ impl Report {
                  <th>95%</th><th>Games</th><th>Score</th></tr>\n",
             );
             for e in &s.engines {
-                let _ = writeln!(
-                    html,
-                    "<tr><td>{}</td><td>{}</td><td>{:.1}</td><td>[{:.1}, {:.1}]</td><td>{}</td>\
-                     <td>{}</td></tr>",
-                    e.rank,
-                    escape(&e.name),
-                    e.elo,
-                    e.elo_ci[0],
-                    e.elo_ci[1],
-                    e.games,
-                    e.score
-                        .map_or("-".to_owned(), |s| format!("{:.1}%", 100.0 * s)),
-                );
+                let cells: String = standings_cells(e)
+                    .iter()
+                    .map(|cell| format!("<td>{}</td>", escape(cell)))
+                    .collect();
+                let _ = writeln!(html, "<tr>{cells}</tr>");
             }
             html.push_str("</table>\n");
         }
@@ -347,6 +329,19 @@ padding:12px;color:#222}h1{font-size:1.3em;word-break:break-word}.status{font-we
 table{border-collapse:collapse;margin:8px 0;width:100%}th,td{text-align:left;padding:4px 8px;\
 border-bottom:1px solid #ddd}figure{margin:16px 0}figure svg{width:100%;height:auto}\
 figcaption{font-size:.9em;color:#555}";
+
+/// A standings row's cells, as the Markdown and the page both show them.
+fn standings_cells(e: &StandingsRow) -> [String; 6] {
+    [
+        e.rank.to_string(),
+        e.name.clone(),
+        format!("{:.1}", e.elo),
+        format!("[{:.1}, {:.1}]", e.elo_ci[0], e.elo_ci[1]),
+        e.games.to_string(),
+        e.score
+            .map_or("-".to_owned(), |s| format!("{:.1}%", 100.0 * s)),
+    ]
+}
 
 fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
