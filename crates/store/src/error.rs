@@ -178,6 +178,20 @@ pub enum StoreError {
         reason: String,
     },
 
+    /// A tuning step the caller built wrong, or one the run cannot take (a run that is not a
+    /// tuning run, a step that skips one); nothing was written.
+    #[error("{location}: step {step} of run {run} is invalid: {reason}")]
+    InvalidStep {
+        /// The database file or URL.
+        location: String,
+        /// The run.
+        run: RunId,
+        /// The step's number.
+        step: u64,
+        /// What is wrong with it.
+        reason: String,
+    },
+
     /// A value read back breaks an invariant the schema should guarantee (a negative count, an
     /// unknown state): the database was edited by hand or is damaged.
     #[error("{location}: corrupt data in {what}: {detail}")]

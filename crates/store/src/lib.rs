@@ -160,6 +160,18 @@
 //! and the commit order); a file of an older release upgrades in place when it is opened, its
 //! runs becoming one-pairing runs (see the migration's header). Batches and leases for
 //! distributed mode will come as new tables in a later migration; `pairs` keeps its key.
+//!
+//! # Tuning runs
+//!
+//! Migration 4 brought tuning runs (SPSA). A tuning run is a row of `runs` like a match, so its
+//! name, seed, configuration, lock and "rerunning resumes it" work the same way; its two
+//! engines are the tuned engine at the plus and at the minus side. Its set-up (parameters and
+//! hyper-parameters) is written with the run in one transaction
+//! ([`Store::create_tuning_run`]), and each finished step in one transaction keyed by (run,
+//! step) ([`Store::commit_step`], `ON CONFLICT DO NOTHING`): the perturbation the games were
+//! played at, their W/D/L and pentanomial counts, and the values after the update. A step is
+//! the unit that survives a kill: one committed is never played again, one cut short is played
+//! again from its start. The store keeps the tuner's JSON verbatim and never reads it.
 
 // A library speaks through its caller (events, writers, errors); the terminal is the binary's.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
@@ -181,8 +193,9 @@ use futures_util::stream::BoxStream;
 pub use error::{Result, StoreError};
 pub use location::Location;
 pub use model::{
-    Committed, CommittedPair, GameResult, GameRow, PairKey, PairRecord, PairTally, Pairing,
-    ParseGameResultError, Run, RunId, RunOutcome, RunSpec, RunState, StoredGame, Totals,
+    Committed, CommittedPair, CommittedStep, GameResult, GameRow, PairKey, PairRecord, PairTally,
+    Pairing, ParseGameResultError, Run, RunId, RunOutcome, RunSpec, RunState, StoredGame, Totals,
+    TuningMethod, TuningSetup, TuningStep,
 };
 pub use run_lock::RunLock;
 
@@ -339,6 +352,35 @@ impl Store {
     /// and game), streamed (a run may hold 100k games). An unknown run yields no games.
     pub fn games(&self, run: RunId) -> BoxStream<'_, Result<StoredGame>> {
         with_repo!(self, repo => repo.games(run))
+    }
+
+    /// Stores a new tuning run: the run as [`Store::create_run`] stores it (refusing the same
+    /// things) and its set-up, in one transaction, so that no run exists without what it tunes.
+    pub async fn create_tuning_run(&self, spec: &RunSpec, setup: &TuningSetup) -> Result<RunId> {
+        with_repo!(self, repo => repo.create_run_with(spec, Some(setup)).await)
+    }
+
+    /// The set-up a tuning run was created with; `None` for a run that is not a tuning run (a
+    /// match). An unknown run is [`StoreError::UnknownRun`].
+    pub async fn tuning_setup(&self, run: RunId) -> Result<Option<TuningSetup>> {
+        with_repo!(self, repo => repo.tuning_setup(run).await)
+    }
+
+    /// Commits a finished tuning step in one transaction, keyed by (run, step).
+    ///
+    /// Returns [`Committed::AlreadyPresent`], having changed nothing, for a step committed
+    /// before (a replay after a kill). Refuses, having written nothing: counts that are not the
+    /// games of the step's pairs, a step beyond the next one (steps follow each other with no
+    /// gap, each starting from the values the one before left), a run that is not a tuning run
+    /// ([`StoreError::InvalidStep`]), an unknown run, a finished run.
+    pub async fn commit_step(&self, run: RunId, step: &TuningStep) -> Result<Committed> {
+        with_repo!(self, repo => repo.commit_step(run, step).await)
+    }
+
+    /// The committed steps of a tuning run, oldest first: the path the values took, and where a
+    /// resumed run starts (after the last one). An unknown run is [`StoreError::UnknownRun`].
+    pub async fn tuning_steps(&self, run: RunId) -> Result<Vec<CommittedStep>> {
+        with_repo!(self, repo => repo.tuning_steps(run).await)
     }
 
     /// Closes the connections, letting SQLite checkpoint its WAL into the database file.

@@ -29,6 +29,11 @@ pub(crate) const SQLITE: &[Source] = &[
         "engines and pairings",
         include_str!("../migrations/sqlite/0003_engines_and_pairings.sql"),
     ),
+    (
+        4,
+        "tuning runs",
+        include_str!("../migrations/sqlite/0004_tuning_runs.sql"),
+    ),
 ];
 
 /// PostgreSQL migrations, oldest first: the same versions as [`SQLITE`].
@@ -51,6 +56,11 @@ pub(crate) const POSTGRES: &[Source] = &[
         3,
         "engines and pairings",
         include_str!("../migrations/postgres/0003_engines_and_pairings.sql"),
+    ),
+    (
+        4,
+        "tuning runs",
+        include_str!("../migrations/postgres/0004_tuning_runs.sql"),
     ),
 ];
 
@@ -136,7 +146,7 @@ mod tests {
     fn dialects_have_the_same_versions() {
         let versions = |s: &[Source]| s.iter().map(|&(v, d, _)| (v, d)).collect::<Vec<_>>();
         assert_eq!(versions(SQLITE), versions(POSTGRES));
-        assert_eq!(latest(SQLITE), 3);
+        assert_eq!(latest(SQLITE), 4);
     }
 
     /// A file written by the release before migration 2 (the schema of migration 1 only, with
@@ -199,7 +209,7 @@ mod tests {
                 .fetch_all(&pool)
                 .await
                 .unwrap();
-        assert_eq!(versions, [1, 2, 3]);
+        assert_eq!(versions, [1, 2, 3, 4]);
     }
 
     /// Rows as the release before migration 3 wrote them (schema 2): a finished match whose
@@ -455,7 +465,7 @@ mod tests {
                 .fetch_all(&pool)
                 .await
                 .unwrap();
-        assert_eq!(versions, [1, 2, 3]);
+        assert_eq!(versions, [1, 2, 3, 4]);
         // The rebuilt tables keep their references: the file passes SQLite's own check.
         let broken: Vec<String> =
             sqlx::query_scalar("SELECT \"table\" FROM pragma_foreign_key_check")

@@ -446,3 +446,111 @@ pub enum Committed {
     /// The pair was committed before (a retry or a replay after resume); nothing changed.
     AlreadyPresent,
 }
+
+/// What a tuning run tunes by. Stored as its text under a CHECK constraint (migration 4).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TuningMethod {
+    /// SPSA by games: each step plays pairs at a perturbation and moves the values.
+    Spsa,
+}
+
+impl TuningMethod {
+    /// The text the database holds.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TuningMethod::Spsa => "spsa",
+        }
+    }
+}
+
+impl fmt::Display for TuningMethod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for TuningMethod {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<TuningMethod, String> {
+        match text {
+            "spsa" => Ok(TuningMethod::Spsa),
+            _ => Err(format!("{text:?} is not a tuning method")),
+        }
+    }
+}
+
+/// What a tuning run was created with, beside its [`RunSpec`]: the method and its set-up (the
+/// parameters and hyper-parameters, JSON the tuner wrote and reads back; the store keeps it
+/// verbatim), so that a resumed run tunes exactly what it started with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TuningSetup {
+    /// How the run tunes.
+    pub method: TuningMethod,
+    /// The tuner's JSON, verbatim.
+    pub setup: String,
+}
+
+/// One finished step of a tuning run, committed once with
+/// [`Store::commit_step`](crate::Store::commit_step).
+///
+/// The step's games are summed in `totals` from the plus side (engine 0); the perturbation and
+/// the values after the update are the tuner's JSON, kept verbatim: the store never interprets
+/// them, the tuner reads back exactly what it wrote.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TuningStep {
+    /// The step's number, from 0, one after the other with no gap.
+    pub step: u64,
+    /// Pairs played before the step: the SPSA iteration its perturbation was drawn at.
+    pub iteration: u64,
+    /// The step's games from the plus side: at least one pair.
+    pub totals: Totals,
+    /// The perturbation the games were played at (JSON).
+    pub perturbation: String,
+    /// The values after the step's update (JSON).
+    pub theta: String,
+}
+
+impl TuningStep {
+    /// Why these counts cannot be the games of a step, if they cannot.
+    pub(crate) fn inconsistency(&self) -> Option<String> {
+        let t = &self.totals;
+        if t.pairs == 0 {
+            return Some("a step plays at least one pair".into());
+        }
+        let games = t
+            .wins
+            .checked_add(t.draws)
+            .and_then(|n| n.checked_add(t.losses));
+        if games != t.pairs.checked_mul(2) {
+            return Some(format!(
+                "{} wins, {} draws and {} losses are not the {} games of {} pairs",
+                t.wins,
+                t.draws,
+                t.losses,
+                t.pairs.saturating_mul(2),
+                t.pairs
+            ));
+        }
+        if t.pentanomial
+            .iter()
+            .try_fold(0u64, |sum, &n| sum.checked_add(n))
+            != Some(t.pairs)
+        {
+            return Some(format!(
+                "the pentanomial counts {:?} do not add up to {} pairs",
+                t.pentanomial, t.pairs
+            ));
+        }
+        None
+    }
+}
+
+/// A committed step read back, oldest first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommittedStep {
+    /// The step as committed.
+    pub step: TuningStep,
+    /// When it was committed (millisecond precision).
+    pub committed_at: SystemTime,
+}

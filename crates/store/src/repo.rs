@@ -22,8 +22,9 @@ use sqlx::{
 use crate::error::{Result, StoreError};
 use crate::migrations::{self, Source};
 use crate::model::{
-    Committed, CommittedPair, GameResult, GameRow, PairKey, PairRecord, PairTally, Pairing, Run,
-    RunId, RunOutcome, RunSpec, RunState, StoredGame, Totals,
+    Committed, CommittedPair, CommittedStep, GameResult, GameRow, PairKey, PairRecord, PairTally,
+    Pairing, Run, RunId, RunOutcome, RunSpec, RunState, StoredGame, Totals, TuningSetup,
+    TuningStep,
 };
 
 /// What differs between the SQL dialects, beyond their migrations.
@@ -187,6 +188,15 @@ where
     /// Stores a new run, with zero totals, in state `running`: the run, its engines and its
     /// pairings in one transaction.
     pub(crate) async fn create_run(&self, spec: &RunSpec) -> Result<RunId> {
+        self.create_run_with(spec, None).await
+    }
+
+    /// [`Repo::create_run`], and for a tuning run its set-up, in the same transaction.
+    pub(crate) async fn create_run_with(
+        &self,
+        spec: &RunSpec,
+        tuning: Option<&TuningSetup>,
+    ) -> Result<RunId> {
         let invalid = |reason: String| StoreError::InvalidRun {
             location: self.location.to_string(),
             name: spec.name.clone(),
@@ -263,8 +273,181 @@ where
             .await
             .map_err(|e| self.fail(operation(), e))?;
         }
+        if let Some(tuning) = tuning {
+            sqlx::query("INSERT INTO tuning_runs (run_id, method, setup) VALUES ($1, $2, $3)")
+                .bind(id)
+                .bind(tuning.method.as_str())
+                .bind(tuning.setup.as_str())
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| self.fail(operation(), e))?;
+        }
         tx.commit().await.map_err(|e| self.fail(operation(), e))?;
         Ok(RunId::new(id))
+    }
+
+    pub(crate) async fn tuning_setup(&self, run: RunId) -> Result<Option<TuningSetup>> {
+        // An unknown run must not look like a run that is not a tuning run.
+        self.run(run).await?;
+        let operation = || format!("reading the tuning set-up of run {run}");
+        let row = sqlx::query("SELECT method, setup FROM tuning_runs WHERE run_id = $1")
+            .bind(run.get())
+            .fetch_optional(&self.reader)
+            .await
+            .map_err(|e| self.fail(operation(), e))?;
+        let Some(row) = row else { return Ok(None) };
+        let method: String = row.try_get(0).map_err(|e| self.fail(operation(), e))?;
+        Ok(Some(TuningSetup {
+            method: method
+                .parse()
+                .map_err(|reason: String| self.corrupt("tuning_runs", reason))?,
+            setup: row.try_get(1).map_err(|e| self.fail(operation(), e))?,
+        }))
+    }
+
+    /// The one transaction that makes a tuning step count.
+    pub(crate) async fn commit_step(&self, run: RunId, step: &TuningStep) -> Result<Committed> {
+        let invalid = |reason: String| StoreError::InvalidStep {
+            location: self.location.to_string(),
+            run,
+            step: step.step,
+            reason,
+        };
+        if let Some(reason) = step.inconsistency() {
+            return Err(invalid(reason));
+        }
+        let t = &step.totals;
+        let counts = [
+            step.step,
+            step.iteration,
+            t.pairs,
+            t.wins,
+            t.draws,
+            t.losses,
+            t.pentanomial[0],
+            t.pentanomial[1],
+            t.pentanomial[2],
+            t.pentanomial[3],
+            t.pentanomial[4],
+        ]
+        .map(i64::try_from);
+        if counts.iter().any(Result::is_err) {
+            return Err(invalid("a count exceeds 2^63 - 1".into()));
+        }
+        let counts = counts.map(|c| c.unwrap_or(i64::MAX));
+        let operation = || format!("committing step {} of run {run}", step.step);
+        let now = now_ms();
+        let mut tx = self.begin_write(&operation).await?;
+
+        // 1. Only a running run takes steps (and on PostgreSQL this locks its row, so that
+        //    steps and `finish_run` of one run go one at a time).
+        let open = sqlx::query(
+            "UPDATE runs SET updated_at_ms = $2 WHERE id = $1 AND state = 'running' RETURNING id",
+        )
+        .bind(run.get())
+        .bind(now)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(|e| self.fail(operation(), e))?;
+        if open.is_none() {
+            drop(tx);
+            return Err(self.why_closed(run).await);
+        }
+
+        // 2. Steps follow each other: step s starts from the values step s - 1 left, so a gap
+        //    is a tuner's bug, never a state to keep.
+        let next: Option<i64> = sqlx::query(
+            "SELECT (SELECT COUNT(*) FROM tuning_steps WHERE run_id = $1)              FROM tuning_runs WHERE run_id = $1",
+        )
+        .bind(run.get())
+        .fetch_optional(&mut *tx)
+        .await
+        .and_then(|row| row.map(|row| row.try_get(0)).transpose())
+        .map_err(|e| self.fail(operation(), e))?;
+        let Some(next) = next else {
+            drop(tx);
+            return Err(invalid(format!("run {run} is not a tuning run")));
+        };
+        if counts[0] > next {
+            drop(tx);
+            return Err(invalid(format!(
+                "the run has {next} committed step(s), so the next is step {next}"
+            )));
+        }
+
+        // 3. The exactly-once key. A step already present inserts nothing and changes nothing.
+        let inserted = sqlx::query(
+            "INSERT INTO tuning_steps (run_id, step, iteration, pairs, wins, draws, losses,              penta_ll, penta_ld, penta_dd, penta_dw, penta_ww, perturbation, theta,              committed_at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,              $14, $15) ON CONFLICT (run_id, step) DO NOTHING RETURNING step",
+        )
+        .bind(run.get())
+        .bind(counts[0])
+        .bind(counts[1])
+        .bind(counts[2])
+        .bind(counts[3])
+        .bind(counts[4])
+        .bind(counts[5])
+        .bind(counts[6])
+        .bind(counts[7])
+        .bind(counts[8])
+        .bind(counts[9])
+        .bind(counts[10])
+        .bind(step.perturbation.as_str())
+        .bind(step.theta.as_str())
+        .bind(now)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(|e| self.fail(operation(), e))?;
+        if inserted.is_none() {
+            tx.rollback().await.map_err(|e| self.fail(operation(), e))?;
+            return Ok(Committed::AlreadyPresent);
+        }
+        tx.commit().await.map_err(|e| self.fail(operation(), e))?;
+        Ok(Committed::Inserted)
+    }
+
+    pub(crate) async fn tuning_steps(&self, run: RunId) -> Result<Vec<CommittedStep>> {
+        self.run(run).await?;
+        let operation = || format!("reading the tuning steps of run {run}");
+        let rows = sqlx::query(
+            "SELECT step, iteration, pairs, wins, draws, losses, penta_ll, penta_ld, penta_dd,              penta_dw, penta_ww, perturbation, theta, committed_at_ms FROM tuning_steps              WHERE run_id = $1 ORDER BY step",
+        )
+        .bind(run.get())
+        .fetch_all(&self.reader)
+        .await
+        .map_err(|e| self.fail(operation(), e))?;
+        let mut steps = Vec::with_capacity(rows.len());
+        for (expected, row) in (0_u64..).zip(&rows) {
+            let decoded = (|| -> Result<CommittedStep, Decoded> {
+                let count = |i: usize| -> Result<u64, Decoded> {
+                    let value: i64 = row.try_get(i)?;
+                    Ok(self.non_negative(value, "tuning_steps")?)
+                };
+                Ok(CommittedStep {
+                    step: TuningStep {
+                        step: count(0)?,
+                        iteration: count(1)?,
+                        totals: Totals {
+                            pairs: count(2)?,
+                            wins: count(3)?,
+                            draws: count(4)?,
+                            losses: count(5)?,
+                            pentanomial: [count(6)?, count(7)?, count(8)?, count(9)?, count(10)?],
+                        },
+                        perturbation: row.try_get(11)?,
+                        theta: row.try_get(12)?,
+                    },
+                    committed_at: time_from_ms(row.try_get(13)?),
+                })
+            })()
+            .map_err(|e| self.decoded(e, operation))?;
+            if decoded.step.step != expected {
+                return Err(
+                    self.corrupt("tuning_steps", format!("run {run} lacks step {expected}"))
+                );
+            }
+            steps.push(decoded);
+        }
+        Ok(steps)
     }
 
     pub(crate) async fn find_run_by_name(&self, name: &str) -> Result<Option<Run>> {

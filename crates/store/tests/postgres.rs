@@ -67,6 +67,11 @@ async fn run_names_are_unique() {
 }
 
 #[tokio::test]
+async fn tuning_steps_are_kept_exactly_once() {
+    common::tuning_steps_are_kept_exactly_once(&store().await).await;
+}
+
+#[tokio::test]
 async fn a_run_is_played_by_one_holder_at_a_time() {
     common::a_run_is_played_by_one_holder_at_a_time(&store().await).await;
 }

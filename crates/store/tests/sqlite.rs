@@ -81,6 +81,12 @@ async fn run_names_are_unique() {
 }
 
 #[tokio::test]
+async fn tuning_steps_are_kept_exactly_once() {
+    let (_dir, store) = fresh().await;
+    common::tuning_steps_are_kept_exactly_once(&store).await;
+}
+
+#[tokio::test]
 async fn a_run_is_played_by_one_holder_at_a_time() {
     let (dir, store) = fresh().await;
     common::a_run_is_played_by_one_holder_at_a_time(&store).await;
@@ -310,7 +316,7 @@ async fn a_newer_schema_is_refused() {
             error,
             StoreError::NewerSchema {
                 found: 99,
-                supported: 3,
+                supported: 4,
                 ..
             }
         ),

@@ -911,3 +911,118 @@ pub async fn a_killed_holder_frees_the_run_at_once(
         .expect("the run is free as soon as its holder is dead");
     drop(lock);
 }
+
+/// Step `s` of [`tuning_steps_are_kept_exactly_once`]: `pairs` pairs whose counts are a
+/// function of `s`, and JSON that names the step.
+pub fn tuning_step(s: u64, pairs: u64) -> arbiter_store::TuningStep {
+    let mut totals = Totals::default();
+    for k in 0..pairs {
+        let [a, b] = [0, 1].map(|g| score(s * 100 + k, g));
+        totals.add(PairTally {
+            wins: u8::from(a == 2) + u8::from(b == 2),
+            draws: u8::from(a == 1) + u8::from(b == 1),
+            losses: u8::from(a == 0) + u8::from(b == 0),
+            penta: a + b,
+        });
+    }
+    arbiter_store::TuningStep {
+        step: s,
+        iteration: s * pairs,
+        totals,
+        perturbation: format!("{{\"step\":{s},\"flips\":[1,-1]}}"),
+        theta: format!("[{}.5,-0.25]", 300 + s),
+    }
+}
+
+/// A tuning run keeps its set-up and each step exactly once: a replayed step changes nothing,
+/// a step that skips one, counts that are not games, a match run and a finished run are
+/// refused with nothing written.
+pub async fn tuning_steps_are_kept_exactly_once(store: &Store) {
+    use arbiter_store::{TuningMethod, TuningSetup};
+
+    let mut spec = spec(&unique("spsa"), 12);
+    spec.engines = vec!["tuned+".into(), "tuned-".into()];
+    let setup = TuningSetup {
+        method: TuningMethod::Spsa,
+        setup: "{\"params\":[\"knight_mg\"],\"hyper\":{\"pairs\":12}} ünï".into(),
+    };
+    let run = store.create_tuning_run(&spec, &setup).await.unwrap();
+    assert_eq!(store.run(run).await.unwrap().spec, spec);
+    assert_eq!(store.tuning_setup(run).await.unwrap(), Some(setup.clone()));
+    assert!(store.tuning_steps(run).await.unwrap().is_empty());
+    // Its name is a run name like any other.
+    assert!(matches!(
+        store.create_tuning_run(&spec, &setup).await,
+        Err(StoreError::DuplicateRunName { existing, .. }) if existing == run
+    ));
+
+    for s in 0..3 {
+        let step = tuning_step(s, 4);
+        assert_eq!(
+            store.commit_step(run, &step).await.unwrap(),
+            Committed::Inserted
+        );
+    }
+    // A replay of step 1 with other results (a killed step played again) changes nothing.
+    let mut replay = tuning_step(1, 4);
+    replay.theta = "[0.0,0.0]".into();
+    assert_eq!(
+        store.commit_step(run, &replay).await.unwrap(),
+        Committed::AlreadyPresent
+    );
+    let read: Vec<_> = store
+        .tuning_steps(run)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|c| c.step)
+        .collect();
+    assert_eq!(read, (0..3).map(|s| tuning_step(s, 4)).collect::<Vec<_>>());
+
+    let refused = |e: Result<Committed, StoreError>| match e {
+        Err(StoreError::InvalidStep { reason, .. }) => reason,
+        other => panic!("expected InvalidStep, got {other:?}"),
+    };
+    let gap = refused(store.commit_step(run, &tuning_step(4, 4)).await);
+    assert!(gap.contains("the next is step 3"), "{gap}");
+    let mut bad = tuning_step(3, 4);
+    bad.totals.draws += 1;
+    let counts = refused(store.commit_step(run, &bad).await);
+    assert!(
+        counts.contains("are not the 8 games of 4 pairs"),
+        "{counts}"
+    );
+    let mut bad = tuning_step(3, 4);
+    bad.totals.pentanomial[0] += 1;
+    refused(store.commit_step(run, &bad).await);
+    let empty = refused(store.commit_step(run, &tuning_step(3, 0)).await);
+    assert!(empty.contains("at least one pair"), "{empty}");
+    assert_eq!(store.tuning_steps(run).await.unwrap().len(), 3);
+
+    // A match is not a tuning run.
+    let a_match = store
+        .create_run(&self::spec(&unique("match"), 4))
+        .await
+        .unwrap();
+    assert_eq!(store.tuning_setup(a_match).await.unwrap(), None);
+    let not_tuning = refused(store.commit_step(a_match, &tuning_step(0, 1)).await);
+    assert!(not_tuning.contains("is not a tuning run"), "{not_tuning}");
+    assert!(store.tuning_steps(a_match).await.unwrap().is_empty());
+
+    // A finished tuning run takes no more steps; an unknown run is named as such.
+    store.finish_run(run, RunOutcome::Complete).await.unwrap();
+    assert!(matches!(
+        store.commit_step(run, &tuning_step(3, 4)).await,
+        Err(StoreError::RunFinished { .. })
+    ));
+    assert_eq!(store.tuning_steps(run).await.unwrap().len(), 3);
+    let unknown = RunId::new(i64::MAX);
+    assert!(matches!(
+        store.tuning_steps(unknown).await,
+        Err(StoreError::UnknownRun { .. })
+    ));
+    assert!(matches!(
+        store.tuning_setup(unknown).await,
+        Err(StoreError::UnknownRun { .. })
+    ));
+}
