@@ -12,6 +12,7 @@ mod perft;
 mod rate;
 mod report_cmd;
 mod sprt;
+mod spsa_cmd;
 
 /// Test, tune and rank chess engines.
 #[derive(Parser)]
@@ -34,6 +35,18 @@ enum Command {
     Rate(rate::RateArgs),
     /// Plotted results of a stored run: an HTML page, a Markdown summary and JSON.
     Report(report_cmd::ReportArgs),
+    /// Tune engine parameters; rerunning resumes a tuning run.
+    Tune {
+        #[command(subcommand)]
+        method: TuneMethod,
+    },
+}
+
+/// How `arbiter tune` tunes.
+#[derive(Subcommand)]
+enum TuneMethod {
+    /// SPSA by games (fishtest's algorithm), for staunton in process or any UCI engine.
+    Spsa(spsa_cmd::SpsaArgs),
 }
 
 fn run_cutechess(args: &[String]) -> ExitCode {
@@ -75,6 +88,9 @@ fn main() -> ExitCode {
         Command::Sprt(args) => sprt::run(&args),
         Command::Rate(args) => rate::run(&args),
         Command::Report(args) => report_cmd::run(&args),
+        Command::Tune {
+            method: TuneMethod::Spsa(args),
+        } => spsa_cmd::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -9,3 +9,4 @@
 //! (the parameters and their ranges) and in the store (a tuning run's state survives a kill).
 
 pub mod spsa;
+pub mod spsa_run;

@@ -1,0 +1,736 @@
+//! An SPSA tuning run: the configuration (a match configuration with one engine and a `[spsa]`
+//! section), the steps played through the runner, and their state in the store.
+//!
+//! The configuration is resolved once, as a match of the tuned engine against itself (the
+//! book is loaded once, the engine's program or in-process parameters set up once); each step
+//! then only swaps the two players: engine 0 at the step's `plus` values, engine 1 at its
+//! `minus` values, and plays the step's pairs with the runner's in-memory tally
+//! ([`tally_pairs`]). The pair indices are the step's ([`Spsa::step_pairs`]), so each step plays
+//! other openings of the book, and replaying a step plays the same ones.
+//!
+//! **A step is the unit that survives a kill.** Its perturbation is a pure function of (seed,
+//! step, θ), θ is what the last committed step left (read back bit for bit: the store keeps
+//! the JSON this module writes), and the step's result and the new θ are committed in one
+//! transaction keyed by (run, step). A run killed at any instant resumes after the last
+//! committed step; a step cut short is played again from its start, and at fixed nodes with
+//! staunton it gives the same games, so the trajectory is the one an uninterrupted run takes.
+//!
+//! In process, a value reaches staunton as its `Params` field; over UCI as `setoption name X
+//! value Y` (an integer parameter's value formatted as an integer, since engines declare
+//! them as spin options).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arbiter_runner::config::{ConfigError, RunConfig, SprtConfig};
+use arbiter_runner::player::{PlayerKind, PlayerSpec};
+use arbiter_runner::tournament::{tally_pairs, Event, MatchError, MatchSpec};
+use arbiter_store::{
+    Committed, RunId, RunOutcome, RunState, Store, StoreError, Totals, TuningMethod, TuningSetup,
+    TuningStep,
+};
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
+
+use crate::spsa::{
+    parse_lines, staunton_params, Hyper, ParamKind, Perturbation, Spsa, SpsaError, SpsaParam,
+    DEFAULT_ALPHA, DEFAULT_A_RATIO, DEFAULT_GAMMA,
+};
+
+/// The `[spsa]` section of a tuning configuration.
+///
+/// ```toml
+/// [spsa]
+/// pairs = 2000                 # game pairs in the whole run (fishtest's games / 2)
+/// pairs_per_step = 8           # pairs played at one perturbation (default: max(concurrency, 4))
+/// params = ["knight_mg", "knight_eg"]   # staunton's own, starting at the engine's values
+/// # params_file = "tune.txt"   # or fishtest lines, for any UCI engine
+/// [spsa.confirm]               # optional: an SPRT of the tuned values against the start
+/// elo0 = 0
+/// elo1 = 10
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpsaSection {
+    pub pairs: u64,
+    pub pairs_per_step: Option<u64>,
+    pub a_ratio: Option<f64>,
+    pub alpha: Option<f64>,
+    pub gamma: Option<f64>,
+    /// staunton's parameters by name, starting at the tuned engine's values.
+    pub params: Option<Vec<String>>,
+    /// fishtest's parameter lines (`name, int|float, start, min, max, c_end, r_end`), relative
+    /// to the configuration's folder.
+    pub params_file: Option<PathBuf>,
+    pub confirm: Option<ConfirmSection>,
+}
+
+/// `[spsa.confirm]`: after tuning, an SPRT of the tuned values against the start values.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfirmSection {
+    pub elo0: f64,
+    pub elo1: f64,
+    pub alpha: Option<f64>,
+    pub beta: Option<f64>,
+    pub model: Option<String>,
+    /// The SPRT's pair limit (default: the match command's).
+    pub rounds: Option<u64>,
+}
+
+impl ConfirmSection {
+    /// The bounds as the match configuration's `[sprt]`.
+    pub fn sprt(&self) -> SprtConfig {
+        let default = |v: Option<f64>| v.unwrap_or(0.05);
+        SprtConfig {
+            elo0: self.elo0,
+            elo1: self.elo1,
+            alpha: default(self.alpha),
+            beta: default(self.beta),
+            model: self
+                .model
+                .clone()
+                .unwrap_or_else(|| "normalized".to_owned()),
+        }
+    }
+}
+
+/// A tuning configuration: a match configuration whose one engine is the tuned one, and the
+/// `[spsa]` section.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpsaConfig {
+    /// Everything but `[spsa]`, read by the match configuration's own code (its fields, their
+    /// checks and their error messages).
+    pub run: RunConfig,
+    pub spsa: SpsaSection,
+}
+
+/// Wraps `[spsa]` for deserialising it alone, with the file's spans.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OnlySpsa {
+    spsa: Option<SpsaSection>,
+}
+
+fn invalid(field: impl Into<String>, reason: impl Into<String>) -> ConfigError {
+    ConfigError::Invalid {
+        field: field.into(),
+        reason: reason.into(),
+    }
+}
+
+impl SpsaConfig {
+    /// Reads a TOML file; syntax errors and unknown fields name the line and column.
+    pub fn load(path: &Path) -> Result<SpsaConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        SpsaConfig::parse(&text, &path.display().to_string())
+    }
+
+    /// Parses the text: `[spsa]` is split off the document (keeping every span, so both
+    /// halves report errors at their line in `origin`), the rest is a [`RunConfig`].
+    pub fn parse(text: &str, origin: &str) -> Result<SpsaConfig, ConfigError> {
+        let toml_error = |mut e: toml::de::Error| {
+            e.set_input(Some(text));
+            ConfigError::Toml {
+                path: origin.to_owned(),
+                message: e.to_string(),
+            }
+        };
+        let mut document = toml::de::DeTable::parse(text).map_err(toml_error)?;
+        let mut section = toml::de::DeTable::new();
+        if let Some((key, value)) = document.get_mut().remove_entry("spsa") {
+            section.insert(key, value);
+        }
+        let section = toml::Spanned::new(document.span(), section);
+        let run =
+            RunConfig::deserialize(toml::de::Deserializer::from(document)).map_err(toml_error)?;
+        let OnlySpsa { spsa } =
+            OnlySpsa::deserialize(toml::de::Deserializer::from(section)).map_err(toml_error)?;
+        let spsa = spsa.ok_or_else(|| {
+            invalid(
+                "spsa",
+                format!(
+                    "{origin} has no [spsa] section: a tuning run needs at least `pairs` and \
+                     `params` (or `params_file`)"
+                ),
+            )
+        })?;
+        Ok(SpsaConfig { run, spsa })
+    }
+
+    /// The canonical text (stored with the run): the match part's, then `[spsa]`.
+    pub fn canonical(&self) -> String {
+        #[derive(Serialize)]
+        struct Spsa<'a> {
+            spsa: &'a SpsaSection,
+        }
+        let spsa = toml::to_string(&Spsa { spsa: &self.spsa }).unwrap_or_default();
+        format!("{}\n{spsa}", self.run.canonical())
+    }
+
+    /// The run's name: as given (`name`), or `spsa-ENGINE-HASH` of what defines its games
+    /// and its steps, so that rerunning the same configuration finds the same run.
+    pub fn run_name(&self) -> String {
+        if let Some(name) = &self.run.name {
+            return name.clone();
+        }
+        let engine = self.run.engines.first().map_or("", |e| e.name.as_str());
+        let defining = SpsaConfig {
+            run: self.run.defining(),
+            spsa: self.spsa.clone(),
+        };
+        format!(
+            "spsa-{engine}-{:016x}",
+            fnv1a(defining.canonical().as_bytes())
+        )
+    }
+
+    /// What differs between this configuration and `stored`'s (the one a run was started
+    /// with), as `field: old -> new` lines: the match part's, then the section's.
+    pub fn differences_from(&self, stored: &SpsaConfig) -> Vec<String> {
+        let mut lines = self.run.differences_from(&stored.run);
+        if self.spsa != stored.spsa {
+            let show = |s: &SpsaSection| toml::to_string(s).unwrap_or_default().replace('\n', "; ");
+            lines.push(format!(
+                "spsa: {} -> {}",
+                show(&stored.spsa),
+                show(&self.spsa)
+            ));
+        }
+        lines
+    }
+
+    /// The tuned engine's name.
+    pub fn engine_name(&self) -> &str {
+        self.run.engines.first().map_or("", |e| e.name.as_str())
+    }
+
+    /// Checks what the text alone decides, and returns the match configuration the steps are
+    /// played from: the tuned engine twice (the second copy named `NAME-`), `rounds` = the
+    /// run's pairs, colour-swapped pairs, no SPRT.
+    pub fn match_config(&self) -> Result<RunConfig, ConfigError> {
+        let run = &self.run;
+        if run.engines.len() != 1 {
+            return Err(invalid(
+                "engine",
+                format!(
+                    "a tuning run has exactly one [[engine]], the tuned one (it plays itself at \
+                     the two sides of each perturbation), found {}",
+                    run.engines.len()
+                ),
+            ));
+        }
+        for (field, given) in [
+            ("rounds", run.rounds.is_some()),
+            ("sprt", run.sprt.is_some()),
+            ("tournament", run.tournament.is_some()),
+            ("seeds", run.seeds.is_some()),
+        ] {
+            if given {
+                let why = match field {
+                    "rounds" => "the run's game pairs are spsa.pairs",
+                    "sprt" => "the confirmation SPRT after tuning is [spsa.confirm]",
+                    _ => "a tuning run plays one engine against itself",
+                };
+                return Err(invalid(field, format!("not used in a tuning run: {why}")));
+            }
+        }
+        if run.games.is_some_and(|g| g != 2) {
+            return Err(invalid(
+                "games",
+                "SPSA plays colour-swapped pairs: leave games out (or 2)",
+            ));
+        }
+        let s = &self.spsa;
+        if s.pairs == 0 {
+            return Err(invalid("spsa.pairs", "must be at least 1"));
+        }
+        if s.pairs_per_step == Some(0) {
+            return Err(invalid(
+                "spsa.pairs_per_step",
+                "must be at least 1 (leave it out for max(concurrency, 4))",
+            ));
+        }
+        match (&s.params, &s.params_file) {
+            (Some(_), Some(_)) => {
+                return Err(invalid(
+                    "spsa.params",
+                    "give either params (staunton's parameters by name) or params_file \
+                     (fishtest lines), not both",
+                ))
+            }
+            (None, None) => {
+                return Err(invalid(
+                    "spsa.params",
+                    "missing: the parameters to tune, as params = [\"knight_mg\", ...] \
+                     (staunton's) or params_file = \"tune.txt\" (fishtest lines: name, \
+                     int|float, start, min, max, c_end, r_end)",
+                ))
+            }
+            (Some(names), None) if names.is_empty() => {
+                return Err(invalid("spsa.params", "empty: name at least one parameter"))
+            }
+            _ => {}
+        }
+        let tuned = &run.engines[0];
+        let mut second = tuned.clone();
+        second.name = format!("{}-", tuned.name);
+        let mut config = run.clone();
+        config.engines.push(second);
+        config.rounds = Some(s.pairs);
+        Ok(config)
+    }
+
+    /// The hyper-parameters, with fishtest's defaults where none is given.
+    pub fn hyper(&self, concurrency: usize) -> Hyper {
+        let s = &self.spsa;
+        Hyper {
+            pairs: s.pairs,
+            pairs_per_step: s
+                .pairs_per_step
+                .unwrap_or_else(|| (concurrency as u64).max(4)),
+            a_ratio: s.a_ratio.unwrap_or(DEFAULT_A_RATIO),
+            alpha: s.alpha.unwrap_or(DEFAULT_ALPHA),
+            gamma: s.gamma.unwrap_or(DEFAULT_GAMMA),
+        }
+    }
+
+    /// The tuned parameters of `player` (the resolved tuned engine): staunton's by name from
+    /// its values, or the lines of `params_file` (relative to `base`). A staunton in process
+    /// takes only its own parameters, as integers within their ranges.
+    pub fn params(&self, player: &PlayerSpec, base: &Path) -> Result<Vec<SpsaParam>, SpsaRunError> {
+        let params = match (&self.spsa.params, &self.spsa.params_file, &player.kind) {
+            (Some(names), _, PlayerKind::Builtin(builtin)) => {
+                staunton_params(names, &builtin.params)?
+            }
+            (Some(_), _, PlayerKind::Uci(_)) => {
+                return Err(invalid(
+                    "spsa.params",
+                    "names staunton's own parameters, for builtin = \"staunton\"; a UCI \
+                     engine's options are given as fishtest lines in params_file",
+                )
+                .into())
+            }
+            (None, Some(file), kind) => {
+                let path = if file.is_absolute() {
+                    file.clone()
+                } else {
+                    base.join(file)
+                };
+                let text = std::fs::read_to_string(&path).map_err(|e| ConfigError::Read {
+                    path: path.display().to_string(),
+                    reason: e.to_string(),
+                })?;
+                let params = parse_lines(&text, &path.display().to_string())?;
+                if let PlayerKind::Builtin(_) = kind {
+                    check_staunton_lines(&params, &path)?;
+                }
+                params
+            }
+            (None, None, _) => return Err(invalid("spsa.params", "missing").into()),
+        };
+        Ok(params)
+    }
+}
+
+/// A parameter file for the in-process staunton names its parameters, as integers within
+/// their declared ranges (a value outside would be refused by `Params::set` mid-run).
+fn check_staunton_lines(params: &[SpsaParam], path: &Path) -> Result<(), SpsaRunError> {
+    for p in params {
+        let at = |message: String| {
+            invalid(
+                format!("spsa.params_file ({})", path.display()),
+                format!("{}: {message}", p.name),
+            )
+        };
+        let Some((_, spec)) = staunton::params::spec(&p.name) else {
+            return Err(
+                at("staunton has no such parameter (`staunton params` lists them)".into()).into(),
+            );
+        };
+        if p.kind != ParamKind::Int {
+            return Err(at("staunton's parameters are integers: declare it int".into()).into());
+        }
+        if p.min < f64::from(spec.min) || p.max > f64::from(spec.max) {
+            return Err(at(format!(
+                "the range {}..{} goes beyond staunton's {}..{}",
+                p.min, p.max, spec.min, spec.max
+            ))
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// FNV-1a, 64 bits: a stable hash for run names (std's hashers may change between releases).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
+        (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// What a tuning run was created with, as the store keeps it (JSON): a resumed run is checked
+/// against it, so it tunes exactly what it started with.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SpsaSetup {
+    pub params: Vec<SpsaParam>,
+    pub hyper: Hyper,
+}
+
+impl SpsaSetup {
+    pub fn of(spsa: &Spsa) -> SpsaSetup {
+        SpsaSetup {
+            params: spsa.params().to_vec(),
+            hyper: spsa.hyper().clone(),
+        }
+    }
+
+    /// The store's record of it.
+    pub fn tuning_setup(&self) -> TuningSetup {
+        TuningSetup {
+            method: TuningMethod::Spsa,
+            setup: serde_json::to_string(self).unwrap_or_default(),
+        }
+    }
+}
+
+/// What can stop a tuning run.
+#[derive(Debug, thiserror::Error)]
+pub enum SpsaRunError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Spsa(#[from] SpsaError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Match(#[from] MatchError),
+    /// The store holds a tuning state this build cannot read (edited by hand, or damaged).
+    #[error("run {run}: the stored {what} cannot be read: {reason}")]
+    Stored {
+        run: RunId,
+        what: &'static str,
+        reason: String,
+    },
+}
+
+/// A finished step, as the driver reports it.
+#[derive(Clone, Debug)]
+pub struct StepDone {
+    pub step: u64,
+    /// The run's steps.
+    pub steps: u64,
+    /// Pairs played before it.
+    pub iteration: u64,
+    /// Its games, from the plus side.
+    pub totals: Totals,
+    /// The values it played at.
+    pub perturbation: Perturbation,
+    /// θ after it.
+    pub theta: Vec<f64>,
+}
+
+/// How the tuning run stands when the driver starts.
+#[derive(Clone, Debug)]
+pub struct Resumed {
+    /// Steps already committed (0 for a new run).
+    pub steps_done: u64,
+    pub steps: u64,
+    /// θ after the last committed step (θ₀ for a new run).
+    pub theta: Vec<f64>,
+}
+
+/// θ as the store keeps it: JSON written with serde_json, read back bit for bit
+/// (`float_roundtrip`).
+fn theta_json(theta: &[f64]) -> String {
+    serde_json::to_string(theta).unwrap_or_default()
+}
+
+/// θ after the last committed step of `run` (θ₀ if none), and how many steps are committed.
+pub async fn resume_point(spsa: &Spsa, store: &Store, run: RunId) -> Result<Resumed, SpsaRunError> {
+    let steps = store.tuning_steps(run).await?;
+    let theta = match steps.last() {
+        None => spsa.start(),
+        Some(last) => {
+            let theta: Vec<f64> =
+                serde_json::from_str(&last.step.theta).map_err(|e| SpsaRunError::Stored {
+                    run,
+                    what: "values",
+                    reason: e.to_string(),
+                })?;
+            if theta.len() != spsa.params().len() {
+                return Err(SpsaRunError::Stored {
+                    run,
+                    what: "values",
+                    reason: format!(
+                        "{} values for {} parameters",
+                        theta.len(),
+                        spsa.params().len()
+                    ),
+                });
+            }
+            theta
+        }
+    };
+    Ok(Resumed {
+        steps_done: steps.len() as u64,
+        steps: spsa.steps(),
+        theta,
+    })
+}
+
+/// The tuned player at `values` (one per parameter of `params`): staunton's fields set in
+/// process, or `setoption` values over UCI (integers as integers).
+pub fn player_at(
+    base: &PlayerSpec,
+    name: &str,
+    params: &[SpsaParam],
+    values: &[f64],
+) -> Result<PlayerSpec, SpsaRunError> {
+    let mut player = base.clone();
+    player.name = name.to_owned();
+    match &mut player.kind {
+        PlayerKind::Builtin(builtin) => {
+            for (p, &value) in params.iter().zip(values) {
+                // Perturbed integer values are whole and clipped to ranges within staunton's.
+                builtin
+                    .params
+                    .set(&p.name, value.round() as i64)
+                    .map_err(|e| invalid(format!("spsa parameter {}", p.name), e.to_string()))?;
+            }
+        }
+        PlayerKind::Uci(process) => {
+            for (p, &value) in params.iter().zip(values) {
+                process
+                    .options
+                    .retain(|(option, _)| !option.eq_ignore_ascii_case(&p.name));
+                process
+                    .options
+                    .push((p.name.clone(), option_value(p.kind, value)));
+            }
+        }
+    }
+    Ok(player)
+}
+
+/// A value as `setoption` sends it: an integer parameter's as an integer (engines declare them
+/// as spin options), a float's as Rust prints it (the shortest text that reads back the same).
+pub fn option_value(kind: ParamKind, value: f64) -> String {
+    match kind {
+        ParamKind::Int => format!("{}", value.round() as i64),
+        ParamKind::Float => format!("{value}"),
+    }
+}
+
+/// The match of one step: the resolved run with its two players swapped for `players`.
+fn step_spec(base: &MatchSpec, players: Vec<PlayerSpec>) -> MatchSpec {
+    MatchSpec {
+        players,
+        time_controls: base.time_controls.clone(),
+        time_margin: base.time_margin,
+        book: base.book.clone(),
+        pairs: base.pairs,
+        pairings: base.pairings.clone(),
+        kind: base.kind,
+        paired: base.paired,
+        concurrency: base.concurrency,
+        adjudication: base.adjudication,
+        rules: base.rules,
+        sprt: None,
+        recover: base.recover,
+        seed: base.seed,
+        event: base.event.clone(),
+        site: base.site.clone(),
+        warnings: Vec::new(),
+    }
+}
+
+/// Plays the steps of `run` that the store lacks, committing each, and closes the run after
+/// the last; returns θ after it. `base` is the resolved match of the tuned engine against
+/// itself (its players give everything but the tuned values; its seed is the run's). Games'
+/// events go to `events` (warnings, progress); `on_step` hears of each committed step.
+///
+/// The caller holds the run's lock ([`Store::lock_run`]).
+pub async fn play_steps(
+    spsa: &Spsa,
+    base: &MatchSpec,
+    store: &Store,
+    run: RunId,
+    events: &mpsc::UnboundedSender<Event>,
+    mut on_step: impl FnMut(&StepDone),
+) -> Result<Vec<f64>, SpsaRunError> {
+    let resumed = resume_point(spsa, store, run).await?;
+    let mut theta = resumed.theta;
+    if let RunState::Finished { .. } = store.run(run).await?.state {
+        return Ok(theta);
+    }
+    let params = spsa.params();
+    let [plus_name, minus_name] = [0, 1].map(|i| base.players[i].name.clone());
+    for step in resumed.steps_done..spsa.steps() {
+        let perturbation = spsa.perturb(&theta, step, base.seed);
+        let players = vec![
+            player_at(&base.players[0], &plus_name, params, &perturbation.plus)?,
+            player_at(&base.players[1], &minus_name, params, &perturbation.minus)?,
+        ];
+        let spec = Arc::new(step_spec(base, players));
+        let pairs: BTreeSet<u64> = spsa.step_pairs(step).collect();
+        let totals = tally_pairs(spec, &pairs, events.clone()).await?;
+        let next = spsa.update(&theta, &perturbation, totals.wins, totals.losses);
+        let record = TuningStep {
+            step,
+            iteration: perturbation.iteration,
+            totals,
+            perturbation: serde_json::to_string(&perturbation).unwrap_or_default(),
+            theta: theta_json(&next),
+        };
+        match store.commit_step(run, &record).await? {
+            Committed::Inserted => theta = next,
+            // Only a second player of the run could have committed it, which the run's lock
+            // rules out; should it happen, the stored step is the truth.
+            Committed::AlreadyPresent => {
+                theta = resume_point(spsa, store, run).await?.theta;
+            }
+        }
+        on_step(&StepDone {
+            step,
+            steps: spsa.steps(),
+            iteration: perturbation.iteration,
+            totals,
+            perturbation,
+            theta: theta.clone(),
+        });
+    }
+    store.finish_run(run, RunOutcome::Complete).await?;
+    Ok(theta)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ENGINE: &str = "[[engine]]\nname = \"sta\"\nbuiltin = \"staunton\"\nnodes = 500\n";
+
+    fn parse(text: &str) -> Result<SpsaConfig, ConfigError> {
+        SpsaConfig::parse(text, "tune.toml")
+    }
+
+    #[test]
+    fn the_spsa_section_is_split_off_and_both_halves_are_read() {
+        let config = parse(&format!(
+            "concurrency = 2\n{ENGINE}[spsa]\npairs = 40\nparams = [\"knight_mg\"]\n\
+             [spsa.confirm]\nelo0 = 0\nelo1 = 10\n"
+        ))
+        .unwrap();
+        assert_eq!(config.run.concurrency, Some(2));
+        assert_eq!(config.spsa.pairs, 40);
+        assert_eq!(config.spsa.confirm.as_ref().unwrap().elo1, 10.0);
+        let hyper = config.hyper(2);
+        assert_eq!((hyper.pairs_per_step, hyper.alpha), (4, DEFAULT_ALPHA));
+        let matched = config.match_config().unwrap();
+        assert_eq!(matched.engines.len(), 2);
+        assert_eq!(matched.engines[1].name, "sta-");
+        assert_eq!(matched.rounds, Some(40));
+        // The stored text reads back as the same configuration.
+        assert_eq!(parse(&config.canonical()).unwrap(), config);
+    }
+
+    #[test]
+    fn errors_name_the_line_and_the_field() {
+        let unknown = parse(&format!(
+            "{ENGINE}[spsa]\npairs = 4\nparams = []\nstep = 3\n"
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            unknown.contains("tune.toml") && unknown.contains("line 8"),
+            "{unknown}"
+        );
+        assert!(unknown.contains("unknown field `step`"), "{unknown}");
+        // The match part's own errors keep their lines too.
+        let match_part = parse(&format!("rouds = 3\n{ENGINE}[spsa]\npairs = 4\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            match_part.contains("line 1") && match_part.contains("rouds"),
+            "{match_part}"
+        );
+        let missing = parse(ENGINE).unwrap_err().to_string();
+        assert!(missing.contains("no [spsa] section"), "{missing}");
+        let two = parse(&format!(
+            "{ENGINE}{}[spsa]\npairs = 4\nparams = [\"knight_mg\"]\n",
+            ENGINE.replace("sta", "stb")
+        ))
+        .unwrap()
+        .match_config()
+        .unwrap_err()
+        .to_string();
+        assert!(two.contains("exactly one [[engine]]"), "{two}");
+        let none = parse(&format!("{ENGINE}[spsa]\npairs = 4\n"))
+            .unwrap()
+            .match_config()
+            .unwrap_err()
+            .to_string();
+        assert!(none.starts_with("spsa.params: missing"), "{none}");
+        let sprt = parse(&format!(
+            "{ENGINE}[sprt]\nelo0 = 0\nelo1 = 5\n[spsa]\npairs = 4\nparams = [\"x\"]\n"
+        ))
+        .unwrap()
+        .match_config()
+        .unwrap_err()
+        .to_string();
+        assert!(sprt.contains("[spsa.confirm]"), "{sprt}");
+    }
+
+    #[test]
+    fn integer_options_reach_uci_engines_as_integers() {
+        assert_eq!(option_value(ParamKind::Int, 327.0), "327");
+        assert_eq!(option_value(ParamKind::Int, -3.0), "-3");
+        assert_eq!(
+            option_value(ParamKind::Float, 0.1 + 0.2),
+            "0.30000000000000004"
+        );
+        let base = PlayerSpec {
+            name: "e".into(),
+            kind: PlayerKind::Uci(arbiter_runner::process::ProcessSpec {
+                cmd: "e".into(),
+                options: vec![
+                    ("hash".into(), "8".into()),
+                    ("KnightValue".into(), "1".into()),
+                ],
+                ..Default::default()
+            }),
+            timeouts: Default::default(),
+            restart: false,
+        };
+        let param = |name: &str, kind| SpsaParam {
+            name: name.into(),
+            kind,
+            start: 0.0,
+            min: -1000.0,
+            max: 1000.0,
+            c_end: 1.0,
+            r_end: 0.002,
+        };
+        let params = [
+            param("knightvalue", ParamKind::Int),
+            param("Scale", ParamKind::Float),
+        ];
+        let player = player_at(&base, "e+", &params, &[301.0, 0.25]).unwrap();
+        let PlayerKind::Uci(process) = player.kind else {
+            panic!()
+        };
+        assert_eq!(
+            process.options,
+            [
+                ("hash".to_owned(), "8".to_owned()),
+                ("knightvalue".to_owned(), "301".to_owned()),
+                ("Scale".to_owned(), "0.25".to_owned())
+            ]
+        );
+        assert_eq!(player.name, "e+");
+    }
+}

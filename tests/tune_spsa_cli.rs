@@ -1,0 +1,286 @@
+//! `arbiter tune spsa` end to end: a small in-process run that moves the values and writes
+//! them, a run killed with SIGKILL at arbitrary instants that resumes onto exactly the
+//! trajectory of an uninterrupted run, the same run over UCI (staunton's binary, its
+//! parameters set with `setoption`) giving the same steps as in process, and clear errors for
+//! bad configurations.
+//!
+//! The UCI test needs the staunton binary beside the arbiter binary (`cargo test --workspace`
+//! builds both). Run alone:
+//!
+//! ```sh
+//! cargo build -p staunton && cargo test -p arbiter --test tune_spsa_cli
+//! ```
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use arbiter_store::{Location, Store, TuningStep};
+use common::{arbiter, text, BOOK};
+
+/// Parameter lines for staunton: knight and bishop from deliberately wrong values, with a
+/// learning rate large enough that a few steps move them visibly.
+const PARAMS: &str = "# name, type, start, min, max, c_end, r_end\n\
+                      knight_mg, int, 200, 200, 500, 12, 0.05\n\
+                      bishop_mg, int, 450, 200, 500, 12, 0.05\n";
+
+/// A tuning configuration for `engine` (its `[[engine]]` lines), 16 pairs in steps of 4.
+fn config(dir: &Path, engine: &str) -> PathBuf {
+    std::fs::write(dir.join("tune.txt"), PARAMS).unwrap();
+    let text = format!(
+        "name = \"tune\"\nseed = 7\nconcurrency = 2\nstore = \"runs.db\"\n\
+         [each]\ntc = \"inf\"\nnodes = 300\n\
+         [adjudication]\nmaxmoves = 50\n\
+         [openings]\nfile = \"{BOOK}\"\norder = \"random\"\n\
+         {engine}\
+         [spsa]\npairs = 16\npairs_per_step = 4\nparams_file = \"tune.txt\"\n"
+    );
+    let path = dir.join("tune.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+const IN_PROCESS: &str = "[[engine]]\nname = \"sta\"\nbuiltin = \"staunton\"\n";
+
+/// The steps stored for run `tune` in `dir`'s store, without their commit times.
+fn stored_steps(dir: &Path) -> Vec<TuningStep> {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let location = Location::parse(&dir.join("runs.db").display().to_string());
+        let Ok(store) = Store::open(&location).await else {
+            return Vec::new();
+        };
+        let Some(run) = store.find_run_by_name("tune").await.unwrap() else {
+            return Vec::new();
+        };
+        let steps = store.tuning_steps(run.id).await.unwrap();
+        store.close().await;
+        steps.into_iter().map(|s| s.step).collect()
+    })
+}
+
+fn tune(config: &Path, dir: &Path) -> std::process::Output {
+    arbiter(
+        &["tune", "spsa", "--json", &config.display().to_string()],
+        dir,
+    )
+}
+
+#[test]
+fn an_in_process_run_moves_the_values_and_writes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = config(dir.path(), IN_PROCESS);
+    let out = tune(&path, dir.path());
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    // Progress in pawns for piece values, and the table of start and tuned values.
+    assert!(
+        stderr.contains("SPSA run 1 (tune, new run), seed 7"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("step 4/4, iteration 16: "), "{stderr}");
+    assert!(stderr.contains("knight_mg "), "{stderr}");
+    assert!(stderr.contains("(start 2.00)"), "{stderr}");
+    assert!(
+        stderr.contains("Finished SPSA run 1: 4 steps, 32 games"),
+        "{stderr}"
+    );
+
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let params = summary["params"].as_array().unwrap();
+    assert_eq!(params.len(), 2);
+    let tuned_toml = std::fs::read_to_string(dir.path().join("sta-tuned.toml")).unwrap();
+    let tuned = staunton::Params::from_toml(&tuned_toml).unwrap();
+    let mut moved = 0;
+    for p in params {
+        let (start, theta) = (p["start"].as_f64().unwrap(), p["theta"].as_f64().unwrap());
+        let (min, max) = (p["min"].as_f64().unwrap(), p["max"].as_f64().unwrap());
+        assert!((min..=max).contains(&theta), "{p}");
+        if theta != start {
+            moved += 1;
+        }
+        // The file holds the rounded tuned value; the other parameters keep staunton's.
+        let name = p["name"].as_str().unwrap();
+        assert_eq!(
+            f64::from(tuned.get(name).unwrap()),
+            p["tuned"].as_f64().unwrap()
+        );
+        assert_eq!(p["tuned"].as_f64().unwrap(), theta.round());
+    }
+    assert!(moved > 0, "no value moved: {summary}");
+    assert_eq!(tuned.rook_mg, staunton::Params::default().rook_mg);
+    // The store holds every step, each with the values after it; the last is the final θ.
+    let steps = stored_steps(dir.path());
+    assert_eq!(steps.len(), 4);
+    assert_eq!(
+        steps.iter().map(|s| s.iteration).collect::<Vec<_>>(),
+        [0, 4, 8, 12]
+    );
+    let last: Vec<f64> = serde_json::from_str(&steps[3].theta).unwrap();
+    assert_eq!(
+        last,
+        params
+            .iter()
+            .map(|p| p["theta"].as_f64().unwrap())
+            .collect::<Vec<_>>()
+    );
+
+    // Rerunning the finished configuration starts the next run (`tune-2`), as a match does.
+    let again = tune(&path, dir.path());
+    let stderr = text(&again.stderr);
+    assert_eq!(again.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("SPSA run 2 (tune-2, new run)"), "{stderr}");
+}
+
+#[test]
+fn a_killed_run_resumes_onto_the_uninterrupted_trajectory() {
+    let whole = tempfile::tempdir().unwrap();
+    let path = config(whole.path(), IN_PROCESS);
+    let started = Instant::now();
+    let out = tune(&path, whole.path());
+    let duration = started.elapsed();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let expected = stored_steps(whole.path());
+    assert_eq!(expected.len(), 4);
+
+    let killed = tempfile::tempdir().unwrap();
+    let path = config(killed.path(), IN_PROCESS);
+    let window = duration.as_millis().max(200) as u64;
+    let mut seed = 0x2545_F491_4F6C_DD1D_u64 ^ u64::from(std::process::id());
+    let mut interrupted = false;
+    for _ in 0..4 {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(["tune", "spsa"])
+            .arg(&path)
+            .current_dir(killed.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        // Somewhere within the time a whole run takes, from start-up to the last step.
+        std::thread::sleep(Duration::from_millis(seed % window));
+        child.kill().unwrap(); // SIGKILL on Unix
+        let status = child.wait().unwrap();
+        interrupted |= !status.success();
+        let so_far = stored_steps(killed.path());
+        // What was committed before a kill is exactly the uninterrupted run's.
+        assert_eq!(so_far[..], expected[..so_far.len()]);
+    }
+    assert!(interrupted, "at least one kill must cut a run short");
+    let out = tune(&path, killed.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(stored_steps(killed.path()), expected);
+    assert_eq!(
+        std::fs::read_to_string(killed.path().join("sta-tuned.toml")).unwrap(),
+        std::fs::read_to_string(whole.path().join("sta-tuned.toml")).unwrap()
+    );
+}
+
+/// The staunton binary built with the arbiter binary under test.
+fn staunton() -> PathBuf {
+    let dir = Path::new(env!("CARGO_BIN_EXE_arbiter")).parent().unwrap();
+    let path = dir.join(format!("staunton{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        path.is_file(),
+        "{} is missing: build it with the same profile first (`cargo build -p staunton`)",
+        path.display()
+    );
+    path
+}
+
+/// Over UCI the values reach staunton as `setoption` lines: at fixed nodes its games, and so
+/// every step, are those of the same run in process.
+#[test]
+fn a_uci_engine_is_tuned_through_setoption() {
+    let uci = tempfile::tempdir().unwrap();
+    let engine = format!(
+        "[[engine]]\nname = \"sta\"\ncmd = \"{}\"\noptions = {{ Hash = \"1\" }}\n",
+        staunton().display()
+    );
+    let path = config(uci.path(), &engine);
+    let out = tune(&path, uci.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let lines = std::fs::read_to_string(uci.path().join("sta-tuned.uci")).unwrap();
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let expected: String = summary["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            format!(
+                "setoption name {} value {}\n",
+                p["name"].as_str().unwrap(),
+                p["tuned"].as_f64().unwrap() as i64
+            )
+        })
+        .collect();
+    assert_eq!(lines, expected);
+
+    let in_process = tempfile::tempdir().unwrap();
+    let path = config(in_process.path(), IN_PROCESS);
+    let out = tune(&path, in_process.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(stored_steps(uci.path()), stored_steps(in_process.path()));
+}
+
+/// A bad configuration is refused with exit code 2 and a message naming what is wrong; nothing
+/// is created.
+#[test]
+fn bad_configurations_are_refused_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&str, String, &str); 6] = [
+        (
+            "no-section.toml",
+            IN_PROCESS.to_owned(),
+            "has no [spsa] section",
+        ),
+        (
+            "two-engines.toml",
+            format!(
+                "{IN_PROCESS}nodes = 100\n[[engine]]\nname = \"b\"\nbuiltin = \"staunton\"\n\
+                 nodes = 100\n[spsa]\npairs = 4\nparams = [\"knight_mg\"]\n"
+            ),
+            "engine: a tuning run has exactly one [[engine]]",
+        ),
+        (
+            "unknown-param.toml",
+            format!("{IN_PROCESS}nodes = 100\n[spsa]\npairs = 4\nparams = [\"knight\"]\n"),
+            "parameter knight: staunton has no such parameter",
+        ),
+        (
+            "typo.toml",
+            format!("{IN_PROCESS}nodes = 100\n[spsa]\npairs = 4\nparms = [\"knight_mg\"]\n"),
+            "unknown field `parms`",
+        ),
+        (
+            "bad-line.toml",
+            format!("{IN_PROCESS}nodes = 100\n[spsa]\npairs = 4\nparams_file = \"bad.txt\"\n"),
+            "bad.txt:2: ",
+        ),
+        (
+            "no-limit.toml",
+            format!("{IN_PROCESS}[spsa]\npairs = 4\nparams = [\"knight_mg\"]\n"),
+            "engine[sta].tc (or each.tc): no limit",
+        ),
+    ];
+    std::fs::write(
+        dir.path().join("bad.txt"),
+        "knight_mg, int, 300, 200, 500, 12, 0.002\nbishop_mg, int, 300\n",
+    )
+    .unwrap();
+    for (file, config, expected) in cases {
+        std::fs::write(dir.path().join(file), config).unwrap();
+        let out = arbiter(&["tune", "spsa", file], dir.path());
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{file}: {stderr}");
+        assert!(stderr.contains(expected), "{file}: {stderr}");
+    }
+    let missing = arbiter(&["tune", "spsa", "nowhere.toml"], dir.path());
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(text(&missing.stderr).contains("nowhere.toml"));
+}
