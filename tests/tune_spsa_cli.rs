@@ -233,7 +233,7 @@ fn a_uci_engine_is_tuned_through_setoption() {
 #[test]
 fn bad_configurations_are_refused_clearly() {
     let dir = tempfile::tempdir().unwrap();
-    let cases: [(&str, String, &str); 6] = [
+    let cases: [(&str, String, &str); 7] = [
         (
             "no-section.toml",
             IN_PROCESS.to_owned(),
@@ -267,6 +267,14 @@ fn bad_configurations_are_refused_clearly() {
             format!("{IN_PROCESS}[spsa]\npairs = 4\nparams = [\"knight_mg\"]\n"),
             "engine[sta].tc (or each.tc): no limit",
         ),
+        (
+            "bad-confirm.toml",
+            format!(
+                "{IN_PROCESS}nodes = 100\n[spsa]\npairs = 4\nparams = [\"knight_mg\"]\n\
+                 [spsa.confirm]\nelo0 = 5\nelo1 = 0\n"
+            ),
+            "spsa.confirm: sprt: elo0 (5) must be below elo1 (0)",
+        ),
     ];
     std::fs::write(
         dir.path().join("bad.txt"),
@@ -280,6 +288,10 @@ fn bad_configurations_are_refused_clearly() {
         assert_eq!(out.status.code(), Some(2), "{file}: {stderr}");
         assert!(stderr.contains(expected), "{file}: {stderr}");
     }
+    assert!(
+        !dir.path().join("arbiter.db").exists(),
+        "a configuration that cannot run creates no store"
+    );
     let missing = arbiter(&["tune", "spsa", "nowhere.toml"], dir.path());
     assert_eq!(missing.status.code(), Some(2));
     assert!(text(&missing.stderr).contains("nowhere.toml"));

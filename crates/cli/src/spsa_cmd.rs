@@ -79,6 +79,12 @@ async fn tune(args: &SpsaArgs) -> anyhow::Result<Option<RunConfig>> {
     let params = config.params(&spec.players[0], &base)?;
     let spsa = Spsa::new(params, config.hyper(spec.concurrency))?;
     let setup = SpsaSetup::of(&spsa).tuning_setup();
+    // The confirmation's own settings (its SPRT bounds) are judged now, not after the tuning.
+    if let Some(confirm) = &config.spsa.confirm {
+        confirm_config(&config, confirm, &base, "", &spsa, &spsa.start())
+            .check()
+            .context("spsa.confirm")?;
+    }
     let location = args
         .store
         .clone()
@@ -182,7 +188,7 @@ async fn tune(args: &SpsaArgs) -> anyhow::Result<Option<RunConfig>> {
         since_last.draws += done.totals.draws;
         since_last.losses += done.totals.losses;
         let last = done.step + 1 == done.steps;
-        if (done.step + 1) % interval == 0 || last {
+        if (done.step + 1).is_multiple_of(interval) || last {
             info(&progress_line(&spsa, done, &since_last));
             since_last = Totals::default();
         }

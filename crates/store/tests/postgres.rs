@@ -172,7 +172,9 @@ fn concurrent_first_opens_of_an_empty_schema_all_succeed() {
                     "run_engines",
                     "run_pairings",
                     "run_totals",
-                    "runs"
+                    "runs",
+                    "tuning_runs",
+                    "tuning_steps"
                 ],
                 "round {round}: the schema in {schema}"
             );

@@ -305,7 +305,8 @@ impl SpsaConfig {
     pub fn params(&self, player: &PlayerSpec, base: &Path) -> Result<Vec<SpsaParam>, SpsaRunError> {
         let params = match (&self.spsa.params, &self.spsa.params_file, &player.kind) {
             (Some(names), _, PlayerKind::Builtin(builtin)) => {
-                staunton_params(names, &builtin.params)?
+                staunton_params(names, &builtin.params)
+                    .map_err(|e| invalid("spsa.params", e.to_string()))?
             }
             (Some(_), _, PlayerKind::Uci(_)) => {
                 return Err(invalid(
