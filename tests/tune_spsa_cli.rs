@@ -296,3 +296,25 @@ fn bad_configurations_are_refused_clearly() {
     assert_eq!(missing.status.code(), Some(2));
     assert!(text(&missing.stderr).contains("nowhere.toml"));
 }
+
+/// `[spsa.confirm]`: after tuning, the tuned values play the start values in an SPRT through
+/// the match command, whose exit code is the command's (3: no decision at the pair limit).
+#[test]
+fn the_confirmation_sprt_plays_tuned_against_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = config(dir.path(), IN_PROCESS);
+    let mut toml = std::fs::read_to_string(&path).unwrap();
+    toml = toml.replace("pairs = 16\n", "pairs = 8\n");
+    toml.push_str("[spsa.confirm]\nelo0 = 0\nelo1 = 10\nrounds = 3\n");
+    std::fs::write(&path, toml).unwrap();
+    let out = arbiter(&["tune", "spsa", "tune.toml"], dir.path());
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(3), "{stdout}{stderr}");
+    assert!(stderr.contains("Confirming: an SPRT of the tuned values against the start values"));
+    assert!(
+        stdout.contains("Score of sta-tuned vs sta-start"),
+        "{stdout}"
+    );
+    assert_eq!(stdout.matches("Finished game").count(), 6, "{stdout}");
+    assert!(stdout.contains("Finished match"), "{stdout}");
+}

@@ -36,7 +36,8 @@ pub struct SpsaArgs {
     /// Where the tuned values are written (default: the configuration's folder).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Print the final summary as JSON on stdout.
+    /// Print the final summary as JSON on stdout (and, after a confirmation SPRT, the match's
+    /// summary on the next line; its cutechess lines then go to stderr).
     #[arg(long)]
     json: bool,
 }
@@ -51,8 +52,9 @@ pub fn run(args: &SpsaArgs) -> anyhow::Result<ExitCode> {
     let confirm = runtime.block_on(tune(args))?;
     drop(runtime);
     match confirm {
-        // The match command builds its own runtime: it runs after this one is gone.
-        Some(config) => crate::match_cmd::run_config(config, false),
+        // The match command builds its own runtime: it runs after this one is gone. With
+        // `--json`, stdout holds the tuning summary, then the match's, one line each.
+        Some(config) => crate::match_cmd::run_config(config, args.json),
         None => Ok(ExitCode::SUCCESS),
     }
 }
