@@ -318,3 +318,43 @@ fn the_confirmation_sprt_plays_tuned_against_start() {
     assert_eq!(stdout.matches("Finished game").count(), 6, "{stdout}");
     assert!(stdout.contains("Finished match"), "{stdout}");
 }
+
+/// An unfinished tuning run is continued only with the configuration it was started with:
+/// another one would mix two experiments in one trajectory.
+#[test]
+fn an_edited_configuration_does_not_continue_a_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = config(dir.path(), IN_PROCESS);
+    let edited = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("pairs = 16\n", "pairs = 99\n");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let location = Location::parse(&dir.path().join("runs.db").display().to_string());
+        let store = Store::open(&location).await.unwrap();
+        let spec = arbiter_store::RunSpec::head_to_head(
+            "tune".into(),
+            7,
+            edited,
+            "sta+".into(),
+            "sta-".into(),
+            99,
+        );
+        let setup = arbiter_store::TuningSetup {
+            method: arbiter_store::TuningMethod::Spsa,
+            setup: "{}".into(),
+        };
+        store.create_tuning_run(&spec, &setup).await.unwrap();
+        store.close().await;
+    });
+    let out = tune(&path, dir.path());
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("tuning run \"tune\" in ")
+            && stderr.contains("was started with another configuration"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("spsa: pairs = 99"), "{stderr}");
+    assert!(stored_steps(dir.path()).is_empty(), "nothing was played");
+}

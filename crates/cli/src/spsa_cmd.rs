@@ -115,15 +115,19 @@ async fn tune(args: &SpsaArgs) -> anyhow::Result<Option<RunConfig>> {
 
     let (run, how) = match existing {
         Some(found) => {
+            let Some(stored_setup) = store.tuning_setup(found.id).await? else {
+                bail!(
+                    "run {:?} in {location} is a match, not a tuning run: give this                      configuration another `name` (or another store)",
+                    found.spec.name
+                );
+            };
             let origin = format!("run {} in {location}", found.id);
             let stored = SpsaConfig::parse(&found.spec.config, &origin)?;
             let mut differences = config.differences_from(&stored);
-            let stored_setup = store.tuning_setup(found.id).await?;
-            if stored_setup.as_ref() != Some(&setup) {
+            if stored_setup != setup {
                 differences.push(format!(
                     "the parameters or hyper-parameters (a params_file edited?): {} -> {}",
-                    stored_setup.map_or_else(|| "none".to_owned(), |s| s.setup),
-                    setup.setup
+                    stored_setup.setup, setup.setup
                 ));
             }
             if !differences.is_empty() {
