@@ -42,7 +42,8 @@ pub struct LabeledPosition {
 /// The default keeps what the Texel literature keeps: it drops the first 8 plies (the opening
 /// book's and the first replies to it, which the book chose rather than the evaluation), and it
 /// sets all three `skip_` switches.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct Filter {
     /// Plies from the game's start (its FEN, or the standard position) that are dropped.
     pub skip_plies: u32,
