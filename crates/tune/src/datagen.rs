@@ -36,6 +36,7 @@ use std::sync::atomic::AtomicBool;
 use arbiter_rules::{Game, Position, RuleSet};
 use arbiter_runner::config::{AdjudicationConfig, EngineConfig, EngineSettings, RunConfig};
 use arbiter_runner::openings::{Book, BookOrder, BookSpec};
+use arbiter_runner::tournament::book_entry;
 use arbiter_store::{RunId, Store};
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
@@ -68,6 +69,8 @@ pub struct DatagenConfig {
     pub output: PathBuf,
     /// The SQLite file (or `postgres://` URL) that holds the games.
     pub store: Option<String>,
+    /// The games' PGN, exported from the store at the end (as `arbiter match`'s `pgnout`).
+    pub pgnout: Option<PathBuf>,
     /// Games in flight at once.
     pub concurrency: usize,
     /// Hash per engine, in MB.
@@ -91,6 +94,7 @@ impl Default for DatagenConfig {
             balance_nodes: 2000,
             output: PathBuf::from("positions.txt"),
             store: None,
+            pgnout: None,
             concurrency: 1,
             hash: 2,
             filter: Filter::default(),
@@ -338,7 +342,7 @@ fn generate_one(
         };
         if balanced {
             return Ok(GeneratedOpening {
-                source: line.source.clone(),
+                source: book_entry(&line.source),
                 position,
             });
         }
