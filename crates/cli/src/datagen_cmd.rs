@@ -123,6 +123,7 @@ fn configuration(args: &DatagenArgs) -> anyhow::Result<DatagenConfig> {
 
 async fn run_async(args: &DatagenArgs) -> anyhow::Result<ExitCode> {
     let config = configuration(args)?;
+    let book = config.load_book()?;
     let location = config.store.clone().expect("set above");
     let store = Store::open(&Location::parse(&location))
         .await
@@ -174,7 +175,7 @@ async fn run_async(args: &DatagenArgs) -> anyhow::Result<ExitCode> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let openings = {
         let config = config.clone();
-        tokio::task::spawn_blocking(move || generate_openings(&config, seed, threads))
+        tokio::task::spawn_blocking(move || generate_openings(&config, &book, seed, threads))
             .await
             .context("generate the openings")??
     };

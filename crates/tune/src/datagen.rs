@@ -246,6 +246,19 @@ impl DatagenConfig {
     }
 }
 
+impl DatagenConfig {
+    /// The user's book (or the standard position), read before anything else is done, so that
+    /// a missing or malformed book stops the run before a store is created.
+    pub fn load_book(&self) -> Result<Book, DatagenError> {
+        let mut book = Book::load(&BookSpec {
+            file: self.book.clone(),
+            ..BookSpec::default()
+        })?;
+        book.drop_finished(RuleSet::default(), false)?;
+        Ok(book)
+    }
+}
+
 /// One generated opening: where it came from and the position the engines start from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GeneratedOpening {
@@ -263,22 +276,16 @@ const MAX_TRIES: u32 = 1000;
 /// own engine; the result does not depend on how many.
 pub fn generate_openings(
     config: &DatagenConfig,
+    book: &Book,
     seed: u64,
     threads: usize,
 ) -> Result<Vec<GeneratedOpening>, DatagenError> {
-    let mut book = Book::load(&BookSpec {
-        file: config.book.clone(),
-        ..BookSpec::default()
-    })?;
-    let rules = RuleSet::default();
-    book.drop_finished(rules, false)?;
     let count = config.games;
     let threads = threads.clamp(1, 64) as u64;
     let per_thread: Vec<Result<Vec<(u64, GeneratedOpening)>, DatagenError>> =
         std::thread::scope(|scope| {
             let handles: Vec<_> = (0..threads)
                 .map(|t| {
-                    let book = &book;
                     scope.spawn(move || {
                         let mut engine = Engine::new(Params::default(), 1);
                         (t..count)
@@ -522,13 +529,15 @@ mod tests {
     #[test]
     fn openings_are_a_function_of_seed_and_index_only() {
         let config = small(12);
-        let one = generate_openings(&config, 7, 1).unwrap();
-        let three = generate_openings(&config, 7, 3).unwrap();
+        let one = generate_openings(&config, &config.load_book().unwrap(), 7, 1).unwrap();
+        let three = generate_openings(&config, &config.load_book().unwrap(), 7, 3).unwrap();
         assert_eq!(one, three, "the thread count changes nothing");
         assert_eq!(one.len(), 12);
-        let other = generate_openings(&config, 8, 1).unwrap();
+        let other = generate_openings(&config, &config.load_book().unwrap(), 8, 1).unwrap();
         assert_ne!(one, other, "another seed, other openings");
-        let longer = generate_openings(&small(20), 7, 2).unwrap();
+        let longer =
+            generate_openings(&small(20), &Book::load(&BookSpec::default()).unwrap(), 7, 2)
+                .unwrap();
         assert_eq!(
             longer[..12],
             one[..],
@@ -539,7 +548,7 @@ mod tests {
     #[test]
     fn openings_are_random_plies_deep_playable_and_balanced() {
         let config = small(16);
-        let openings = generate_openings(&config, 3, 2).unwrap();
+        let openings = generate_openings(&config, &config.load_book().unwrap(), 3, 2).unwrap();
         let mut engine = Engine::new(Params::default(), 1);
         let stop = AtomicBool::new(false);
         let mut distinct = std::collections::HashSet::new();
@@ -575,7 +584,7 @@ mod tests {
         };
         // After one random ply from the standard position some line may score within 1 cp;
         // with 20 first moves and 1000 tries it is found or refused, never looped on.
-        match generate_openings(&config, 1, 1) {
+        match generate_openings(&config, &config.load_book().unwrap(), 1, 1) {
             Ok(openings) => assert_eq!(openings.len(), 1),
             Err(e) => assert!(e
                 .to_string()
@@ -590,7 +599,7 @@ mod tests {
             output: dir.path().join("positions.txt"),
             ..small(5)
         };
-        let openings = generate_openings(&config, 11, 2).unwrap();
+        let openings = generate_openings(&config, &config.load_book().unwrap(), 11, 2).unwrap();
         write_book(&config.book_path(), &openings).unwrap();
         assert!(config.book_path().ends_with("positions.book.epd"));
         let book = Book::load(&config.run_config(11).openings).unwrap();
