@@ -638,6 +638,15 @@ mod tests {
     }
 
     #[test]
+    fn the_shipped_configuration_runs() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/datagen.toml");
+        let config = DatagenConfig::load(&path).unwrap();
+        config.check().unwrap();
+        assert_eq!(config.filter, Filter::default());
+        config.run_config(1).check().unwrap();
+    }
+
+    #[test]
     fn the_configuration_names_what_is_wrong() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("d.toml");
