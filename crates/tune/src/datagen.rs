@@ -323,7 +323,7 @@ fn generate_one(
     for attempt in 0..MAX_TRIES {
         let mut rng = Rng::new(seed, index, u64::from(attempt));
         let line = book.opening(rng.below(book.len() as u64) as usize);
-        last_source.clone_from(&line.source);
+        last_source = book_entry(&line.source);
         let mut game = Game::new(line.position_after_book(), rules);
         for _ in 0..config.random_plies {
             let moves = game.position().legal_moves();
@@ -573,23 +573,28 @@ mod tests {
     }
 
     #[test]
-    fn an_impossible_balance_is_refused_with_advice() {
+    fn a_lopsided_book_is_refused_with_advice() {
+        let dir = tempfile::tempdir().unwrap();
+        let book = dir.path().join("queen-odds.epd");
+        // Black has no queen: no line of two random plies brings that within 3 pawns.
+        std::fs::write(
+            &book,
+            "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -\n",
+        )
+        .unwrap();
         let config = DatagenConfig {
-            balance: 1,
-            random_plies: 1,
+            book: Some(book),
+            random_plies: 2,
             balance_nodes: 50,
-            book: None,
             games: 1,
             ..DatagenConfig::default()
         };
-        // After one random ply from the standard position some line may score within 1 cp;
-        // with 20 first moves and 1000 tries it is found or refused, never looped on.
-        match generate_openings(&config, &config.load_book().unwrap(), 1, 1) {
-            Ok(openings) => assert_eq!(openings.len(), 1),
-            Err(e) => assert!(e
-                .to_string()
-                .contains("lower random_plies or raise balance")),
-        }
+        let err = generate_openings(&config, &config.load_book().unwrap(), 1, 1).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "opening 0: no line of 2 random plies from queen-odds.epd:1 stays within 300 \
+             centipawns after 1000 tries; lower random_plies or raise balance"
+        );
     }
 
     #[test]
