@@ -106,16 +106,15 @@ impl Default for DatagenConfig {
 /// Why a datagen run cannot start or finish.
 #[derive(Debug, thiserror::Error)]
 pub enum DatagenError {
-    #[error("{path}: cannot read: {source}")]
-    Read {
-        path: String,
-        #[source]
-        source: io::Error,
-    },
+    #[error("{path}: cannot read: {error}")]
+    Read { path: String, error: io::Error },
     #[error("{path}: {message}")]
     Toml { path: String, message: String },
     #[error("{field}: {reason}")]
     Invalid { field: &'static str, reason: String },
+    /// The self-play match's own settings (concurrency, adjudication), judged by the runner.
+    #[error(transparent)]
+    Match(#[from] arbiter_runner::config::ConfigError),
     #[error(transparent)]
     Book(#[from] arbiter_runner::openings::BookError),
     #[error(
@@ -129,13 +128,9 @@ pub enum DatagenError {
         balance: i32,
         tries: u32,
     },
-    #[error("{path}: cannot write: {source}")]
-    Write {
-        path: String,
-        #[source]
-        source: io::Error,
-    },
-    #[error("the stored games: {0}")]
+    #[error("{path}: cannot write: {error}")]
+    Write { path: String, error: io::Error },
+    #[error(transparent)]
     Store(#[from] arbiter_store::StoreError),
     #[error("stored game {game}: {reason}")]
     StoredGame { game: u64, reason: String },
@@ -143,9 +138,9 @@ pub enum DatagenError {
 
 impl DatagenConfig {
     pub fn load(path: &Path) -> Result<DatagenConfig, DatagenError> {
-        let text = std::fs::read_to_string(path).map_err(|source| DatagenError::Read {
+        let text = std::fs::read_to_string(path).map_err(|error| DatagenError::Read {
             path: path.display().to_string(),
-            source,
+            error,
         })?;
         toml::from_str(&text).map_err(|e| DatagenError::Toml {
             path: path.display().to_string(),
@@ -153,7 +148,8 @@ impl DatagenConfig {
         })
     }
 
-    /// What the text alone decides; the match's own check then judges the rest (adjudication).
+    /// What the text alone decides, the match's settings included (concurrency, adjudication):
+    /// nothing is opened or created for a configuration that cannot run.
     pub fn check(&self) -> Result<(), DatagenError> {
         let invalid = |field, reason: &str| {
             Err(DatagenError::Invalid {
@@ -182,6 +178,7 @@ impl DatagenConfig {
         if self.random_plies > 200 {
             return invalid("random_plies", "at most 200 random plies");
         }
+        self.run_config(0).check()?;
         Ok(())
     }
 
@@ -366,9 +363,9 @@ fn generate_one(
 /// Writes the openings as an EPD book (six-field FEN, then the line's origin as `id`), into a
 /// file beside `path` renamed into place, so the book on disk is always whole.
 pub fn write_book(path: &Path, openings: &[GeneratedOpening]) -> Result<(), DatagenError> {
-    let write_error = |source| DatagenError::Write {
+    let write_error = |error| DatagenError::Write {
         path: path.display().to_string(),
-        source,
+        error,
     };
     let tmp = path.with_extension("epd.tmp");
     let mut out = BufWriter::new(File::create(&tmp).map_err(write_error)?);
@@ -450,9 +447,9 @@ pub async fn export_positions(
     filter: Filter,
 ) -> Result<DatagenCounts, DatagenError> {
     let tmp = path.with_extension("export.tmp");
-    let write_error = |source| DatagenError::Write {
+    let write_error = |error| DatagenError::Write {
         path: tmp.display().to_string(),
-        source,
+        error,
     };
     let mut out = BufWriter::new(File::create(&tmp).map_err(write_error)?);
     let mut sink = PositionsSink::new(filter);
@@ -471,9 +468,9 @@ pub async fn export_positions(
     }
     out.flush().map_err(write_error)?;
     drop(out);
-    std::fs::rename(&tmp, path).map_err(|source| DatagenError::Write {
+    std::fs::rename(&tmp, path).map_err(|error| DatagenError::Write {
         path: path.display().to_string(),
-        source,
+        error,
     })?;
     Ok(sink.counts)
 }

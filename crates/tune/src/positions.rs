@@ -85,12 +85,8 @@ impl Filter {
 /// A labelled-positions file that cannot be read: which file, where, and what was expected.
 #[derive(Debug, thiserror::Error)]
 pub enum PositionsError {
-    #[error("{file}: cannot read: {source}")]
-    Io {
-        file: String,
-        #[source]
-        source: io::Error,
-    },
+    #[error("{file}: cannot read: {error}")]
+    Io { file: String, error: io::Error },
     #[error("{file}, line {line}: {reason}")]
     Line {
         file: String,
@@ -98,12 +94,8 @@ pub enum PositionsError {
         reason: String,
     },
     /// The PGN error names the game, line and column.
-    #[error("{file}: {source}")]
-    Pgn {
-        file: String,
-        #[source]
-        source: PgnError,
-    },
+    #[error("{file}: {error}")]
+    Pgn { file: String, error: PgnError },
 }
 
 /// Reads every labelled position of a file, by its content (see the module docs for the
@@ -114,17 +106,17 @@ pub fn read_positions(
     filter: &Filter,
 ) -> Result<Vec<LabeledPosition>, PositionsError> {
     let file = path.display().to_string();
-    let io_error = |source| PositionsError::Io {
+    let io_error = |error| PositionsError::Io {
         file: file.clone(),
-        source,
+        error,
     };
     let mut input = BufReader::new(File::open(path).map_err(io_error)?);
     if is_pgn(&mut input).map_err(io_error)? {
         let mut positions = Vec::new();
         for game in PgnReader::new(input) {
-            let game = game.map_err(|source| PositionsError::Pgn {
+            let game = game.map_err(|error| PositionsError::Pgn {
                 file: file.clone(),
-                source,
+                error,
             })?;
             positions.extend(positions_of(&game, filter));
         }
@@ -155,9 +147,9 @@ pub fn positions_of_game(
 ) -> Result<Vec<LabeledPosition>, PositionsError> {
     let mut positions = Vec::new();
     for game in PgnReader::new(pgn.as_bytes()) {
-        let game = game.map_err(|source| PositionsError::Pgn {
+        let game = game.map_err(|error| PositionsError::Pgn {
             file: "PGN text".to_owned(),
-            source,
+            error,
         })?;
         positions.extend(positions_of(&game, filter));
     }
