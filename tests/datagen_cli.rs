@@ -192,6 +192,14 @@ fn bad_settings_are_named() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("error: games: must be at least 1"));
 
+    let out = arbiter(&["datagen", "--concurrency", "0"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("error: concurrency: 0: expected 1 to"),
+        "{stderr}"
+    );
+
     let out = arbiter(
         &["datagen", "--book", "missing.epd", "--games", "2"],
         dir.path(),
@@ -201,6 +209,6 @@ fn bad_settings_are_named() {
     assert!(stderr.contains("opening book missing.epd"), "{stderr}");
     assert!(
         !dir.path().join("arbiter.db").exists(),
-        "nothing created for a bad book"
+        "nothing is created for settings that cannot run"
     );
 }
