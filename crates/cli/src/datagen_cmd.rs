@@ -218,6 +218,10 @@ async fn run_async(args: &DatagenArgs) -> anyhow::Result<ExitCode> {
         started.elapsed().as_secs_f64(),
     ));
 
+    for warning in &spec.warnings {
+        info(&format!("warning: {warning}"));
+    }
+
     let (cancel_tx, cancel_rx) = watch::channel(false);
     spawn_signal_handlers(cancel_tx);
     let (events_tx, events_rx) = mpsc::unbounded_channel();

@@ -268,7 +268,7 @@ pub struct GeneratedOpening {
 /// lopsided after a few random moves is the user's to fix, not to loop on.
 const MAX_TRIES: u32 = 1000;
 
-/// The openings of a datagen run: `count` lines, line `k` a pure function of (seed, k), so a
+/// The openings of a datagen run: one line per game, line `k` a pure function of (seed, k), so a
 /// resumed run regenerates the same book. Work is spread over `threads` threads, each with its
 /// own engine; the result does not depend on how many.
 pub fn generate_openings(
@@ -277,7 +277,9 @@ pub fn generate_openings(
     seed: u64,
     threads: usize,
 ) -> Result<Vec<GeneratedOpening>, DatagenError> {
-    let count = config.games;
+    // The runner commits games two at a time, so an odd count plays one game more: it gets
+    // its own opening too.
+    let count = config.games.div_ceil(2) * 2;
     let threads = threads.clamp(1, 64) as u64;
     let per_thread: Vec<Result<Vec<(u64, GeneratedOpening)>, DatagenError>> =
         std::thread::scope(|scope| {
@@ -530,6 +532,11 @@ mod tests {
         let three = generate_openings(&config, &config.load_book().unwrap(), 7, 3).unwrap();
         assert_eq!(one, three, "the thread count changes nothing");
         assert_eq!(one.len(), 12);
+        assert_eq!(
+            generate_openings(&small(11), &config.load_book().unwrap(), 7, 1).unwrap(),
+            one,
+            "an odd count is played as the next even one, each game with its own opening"
+        );
         let other = generate_openings(&config, &config.load_book().unwrap(), 8, 1).unwrap();
         assert_ne!(one, other, "another seed, other openings");
         let longer =
@@ -605,7 +612,7 @@ mod tests {
         write_book(&config.book_path(), &openings).unwrap();
         assert!(config.book_path().ends_with("positions.book.epd"));
         let book = Book::load(&config.run_config(11).openings).unwrap();
-        assert_eq!(book.len(), 5);
+        assert_eq!(book.len(), 6, "5 games are played as 6");
         for (k, o) in openings.iter().enumerate() {
             assert_eq!(book.opening(k).start, o.position);
         }
