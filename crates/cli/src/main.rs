@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use arbiter_runner::config::cutechess;
 use clap::{Parser, Subcommand};
 
+mod datagen_cmd;
 mod match_cmd;
 mod perft;
 mod rate;
@@ -34,6 +35,8 @@ enum Command {
     Rate(rate::RateArgs),
     /// Plotted results of a stored run: an HTML page, a Markdown summary and JSON.
     Report(report_cmd::ReportArgs),
+    /// Labelled positions for Texel tuning from staunton's self-play; rerunning resumes it.
+    Datagen(datagen_cmd::DatagenArgs),
 }
 
 fn run_cutechess(args: &[String]) -> ExitCode {
@@ -75,6 +78,7 @@ fn main() -> ExitCode {
         Command::Sprt(args) => sprt::run(&args),
         Command::Rate(args) => rate::run(&args),
         Command::Report(args) => report_cmd::run(&args),
+        Command::Datagen(args) => datagen_cmd::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -525,7 +525,7 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
 
 /// The newest run of a configuration named `name` (`name`, then `name-2`, `name-3`, ...),
 /// and the name the next new run of it takes.
-async fn latest_run(
+pub(crate) async fn latest_run(
     store: &Store,
     name: &str,
 ) -> anyhow::Result<(Option<arbiter_store::Run>, String)> {
@@ -546,7 +546,7 @@ async fn latest_run(
 
 /// A seed no earlier run is likely to have had: std's per-process random hash keys (seeded by
 /// the operating system) over the time.
-fn fresh_seed() -> u64 {
+pub(crate) fn fresh_seed() -> u64 {
     use std::hash::{BuildHasher, RandomState};
     RandomState::new().hash_one(std::time::SystemTime::now())
 }

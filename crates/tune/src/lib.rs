@@ -7,4 +7,7 @@
 //! offline: no games per step, only positions labelled with how their games ended. The two
 //! meet in the run engine (games are played by `arbiter_runner`), in staunton's `Params`
 //! (the parameters and their ranges) and in the store (a tuning run's state survives a kill).
+
+pub mod datagen;
+pub mod positions;
 pub mod texel;
