@@ -32,6 +32,8 @@ use staunton::params::{PARAMS, PARAM_COUNT};
 use staunton::search::MATE_BOUND;
 use staunton::{Engine, Enters, Evaluator, Params};
 
+use crate::positions::LabeledPosition;
+
 /// How many times Ethereal's grid for K is refined tenfold after the first pass by whole steps.
 pub const K_REFINEMENTS: usize = 6;
 
@@ -123,10 +125,9 @@ pub struct Dataset {
 }
 
 impl Dataset {
-    /// Traces `positions` (each with its game's result from White's side) with the evaluation
-    /// of `params`, making each quiet as `quiet` says. Uses `threads` threads.
+    /// Traces `positions` with the evaluation of `params`, making each quiet as `quiet` says. Uses `threads` threads.
     pub fn trace(
-        positions: &[(Position, f32)],
+        positions: &[LabeledPosition],
         params: &Params,
         quiet: Quiet,
         threads: usize,
@@ -150,11 +151,15 @@ impl Dataset {
         all
     }
 
-    fn trace_part(positions: &[(Position, f32)], params: &Params, quiet: Quiet) -> Dataset {
+    fn trace_part(positions: &[LabeledPosition], params: &Params, quiet: Quiet) -> Dataset {
         let eval = Evaluator::new(params);
         let mut engine = Engine::new(params.clone(), 0);
         let mut out = Dataset::default();
-        for (pos, result) in positions {
+        for LabeledPosition {
+            position: pos,
+            result,
+        } in positions
+        {
             let leaf = match quiet {
                 Quiet::Keep => Some(*pos),
                 Quiet::Skip | Quiet::Resolve => {
@@ -288,6 +293,11 @@ impl Dataset {
     }
 }
 
+/// Parameter values as the fit moves them: real numbers, in [`PARAMS`] order.
+pub fn theta_of(params: &Params) -> Vec<f64> {
+    params.values().iter().map(|&v| f64::from(v)).collect()
+}
+
 const SIGN: [f64; 2] = [1.0, -1.0];
 const KS_SCALE: usize = param_index("ks_scale");
 const DRAWISH: usize = param_index("drawish_scale");
@@ -339,8 +349,9 @@ fn mse_of_scores(data: &Dataset, scores: &[f64], k: f64) -> f64 {
     sum / data.len() as f64
 }
 
-/// K minimising the loss of the start scores: Ethereal's coarse-to-fine grid.
-pub fn fit_k(data: &Dataset, theta: &[f64]) -> f64 {
+/// K minimising the loss of the scores under `params`: Ethereal's coarse-to-fine grid.
+pub fn fit_k(data: &Dataset, params: &Params) -> f64 {
+    let theta = &theta_of(params);
     let scores: Vec<f64> = (0..data.len()).map(|i| data.score(i, theta)).collect();
     let (mut start, mut end, mut step) = (0.0f64, 10.0f64, 1.0f64);
     let mut best = (f64::INFINITY, 1.0);
@@ -381,6 +392,29 @@ impl Settings {
     /// Every evaluation weight, no search constant: what a fit moves unless told otherwise.
     pub fn evaluation_weights() -> Vec<usize> {
         (0..PARAM_COUNT).filter(|&i| ENTERS[i].is_some()).collect()
+    }
+
+    /// Settings a fit cannot run with, named as the configuration names them.
+    pub fn check(&self) -> Result<(), TexelError> {
+        let positive = |name: &str, value: f64| {
+            if value > 0.0 && value.is_finite() {
+                Ok(())
+            } else {
+                Err(TexelError::Setting(format!(
+                    "{name}: expected a positive number, found {value}"
+                )))
+            }
+        };
+        positive("learning_rate", self.learning_rate)?;
+        if let Some(k) = self.k {
+            positive("k", k)?;
+        }
+        if self.epochs == 0 {
+            return Err(TexelError::Setting(
+                "epochs: expected at least 1".to_owned(),
+            ));
+        }
+        Ok(())
     }
 
     /// The indices of parameters named in `names`; search constants and unknown names are
@@ -495,22 +529,9 @@ pub fn fit(
             data.dropped
         )));
     }
-    if settings.learning_rate <= 0.0 || !settings.learning_rate.is_finite() {
-        return Err(TexelError::Setting(format!(
-            "learning_rate: expected a positive number, found {}",
-            settings.learning_rate
-        )));
-    }
-    let mut theta: Vec<f64> = start.values().iter().map(|&v| f64::from(v)).collect();
-    let k = match settings.k {
-        Some(k) if k > 0.0 && k.is_finite() => k,
-        Some(k) => {
-            return Err(TexelError::Setting(format!(
-                "k: expected a positive number, found {k}"
-            )))
-        }
-        None => fit_k(data, &theta),
-    };
+    settings.check()?;
+    let mut theta = theta_of(start);
+    let k = settings.k.unwrap_or_else(|| fit_k(data, start));
     let (beta1, beta2, eps) = (0.9, 0.999, 1e-8);
     let mut m = vec![0.0; PARAM_COUNT];
     let mut v = vec![0.0; PARAM_COUNT];

@@ -37,11 +37,17 @@ fn sample_positions(plies: usize) -> Vec<Position> {
 }
 
 fn values(p: &Params) -> Vec<f64> {
-    p.values().iter().map(|&v| f64::from(v)).collect()
+    theta_of(p)
 }
 
-fn unlabelled(positions: &[Position]) -> Vec<(Position, f32)> {
-    positions.iter().map(|p| (*p, 0.5)).collect()
+fn unlabelled(positions: &[Position]) -> Vec<LabeledPosition> {
+    positions
+        .iter()
+        .map(|&position| LabeledPosition {
+            position,
+            result: 0.5,
+        })
+        .collect()
 }
 
 /// The dataset with labels replaced by `label(score under truth)`.
@@ -114,7 +120,7 @@ fn k_is_recovered_from_labels_made_with_it() {
     let data = Dataset::trace(&unlabelled(&positions), &params, Quiet::Keep, 2);
     for k_true in [0.7, 1.6] {
         let data = relabel(&data, &params, |q| sigmoid(k_true, q) as f32);
-        let k = fit_k(&data, &values(&params));
+        let k = fit_k(&data, &params);
         assert!((k - k_true).abs() < 1e-3, "{k} vs {k_true}");
     }
 }
@@ -126,9 +132,10 @@ fn resolving_plays_out_the_pending_capture() {
     let pos = Position::from_fen("4k3/8/8/3p4/4Q3/8/8/4K3 b - - 0 1").unwrap();
     let params = Params::default();
     let theta = values(&params);
-    let kept = Dataset::trace(&[(pos, 0.0)], &params, Quiet::Keep, 1);
-    let resolved = Dataset::trace(&[(pos, 0.0)], &params, Quiet::Resolve, 1);
-    let skipped = Dataset::trace(&[(pos, 0.0)], &params, Quiet::Skip, 1);
+    let labelled = unlabelled(&[pos]);
+    let kept = Dataset::trace(&labelled, &params, Quiet::Keep, 1);
+    let resolved = Dataset::trace(&labelled, &params, Quiet::Resolve, 1);
+    let skipped = Dataset::trace(&labelled, &params, Quiet::Skip, 1);
     assert!(kept.score(0, &theta) > 700.0, "{}", kept.score(0, &theta));
     assert!(
         resolved.score(0, &theta) < 0.0,
