@@ -268,9 +268,10 @@ const BISHOP_PAIR: Weight = pair("bishop_pair_mg", "bishop_pair_eg");
 const SHIELD_NEAR: Weight = mg_only("shield_near_mg");
 const SHIELD_FAR: Weight = mg_only("shield_far_mg");
 const KING_OPEN_FILE: Weight = mg_only("king_open_file_mg");
-const TEMPO: usize = param("tempo");
-const DRAWISH_SCALE: usize = param("drawish_scale");
-const KS_SCALE: usize = param("ks_scale");
+/// Where the non-linear terms' parameters live in [`PARAMS`], for a tuner's chain rule.
+pub const TEMPO: usize = param("tempo");
+pub const DRAWISH_SCALE: usize = param("drawish_scale");
+pub const KS_SCALE: usize = param("ks_scale");
 
 /// The attack-unit weights of knight, bishop, rook and queen, in [`KingDanger::hits`] order.
 pub const KING_ATTACK_WEIGHTS: [usize; 4] = [

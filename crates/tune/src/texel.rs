@@ -27,7 +27,9 @@
 use std::fmt;
 
 use arbiter_rules::Position;
-use staunton::evaluate::{KingDanger, ENTERS, KING_ATTACK_WEIGHTS, KING_DANGER_CAP, MAX_PHASE};
+use staunton::evaluate::{
+    KingDanger, DRAWISH_SCALE, ENTERS, KING_ATTACK_WEIGHTS, KING_DANGER_CAP, KS_SCALE, MAX_PHASE,
+};
 use staunton::params::{PARAMS, PARAM_COUNT};
 use staunton::search::MATE_BOUND;
 use staunton::{Engine, Enters, Evaluator, Params};
@@ -125,7 +127,8 @@ pub struct Dataset {
 }
 
 impl Dataset {
-    /// Traces `positions` with the evaluation of `params`, making each quiet as `quiet` says. Uses `threads` threads.
+    /// Traces `positions` with the evaluation of `params`, making each quiet as `quiet` says,
+    /// on `threads` threads.
     pub fn trace(
         positions: &[LabeledPosition],
         params: &Params,
@@ -279,7 +282,7 @@ impl Dataset {
             }
         }
         let scale = if s.drawish {
-            theta[DRAWISH] / 64.0
+            theta[DRAWISH_SCALE] / 64.0
         } else {
             1.0
         };
@@ -299,27 +302,6 @@ pub fn theta_of(params: &Params) -> Vec<f64> {
 }
 
 const SIGN: [f64; 2] = [1.0, -1.0];
-const KS_SCALE: usize = param_index("ks_scale");
-const DRAWISH: usize = param_index("drawish_scale");
-
-const fn param_index(name: &str) -> usize {
-    let mut i = 0;
-    while i < PARAMS.len() {
-        let (a, b) = (PARAMS[i].name.as_bytes(), name.as_bytes());
-        if a.len() == b.len() {
-            let mut j = 0;
-            while j < a.len() && a[j] == b[j] {
-                j += 1;
-            }
-            if j == a.len() {
-                return i;
-            }
-        }
-        i += 1;
-    }
-    panic!("texel.rs names a parameter that staunton does not declare")
-}
-
 /// The king attack bonus without the engine's integer division: `min(u² · scale / 64, cap)`.
 #[inline]
 fn king_bonus(units: f64, scale: f64) -> f64 {
@@ -494,7 +476,7 @@ fn partial_gradient(data: &Dataset, samples: &[Sample], theta: &[f64], k: f64) -
             };
         }
         if s.drawish {
-            grad[DRAWISH] += dq * (1.0 - rho) * f.eg / 64.0;
+            grad[DRAWISH_SCALE] += dq * (1.0 - rho) * f.eg / 64.0;
         }
         if s.danger != u32::MAX {
             let d = &data.dangers[s.danger as usize];
