@@ -13,6 +13,7 @@ mod perft;
 mod rate;
 mod report_cmd;
 mod sprt;
+mod texel_cmd;
 
 /// Test, tune and rank chess engines.
 #[derive(Parser)]
@@ -37,6 +38,17 @@ enum Command {
     Report(report_cmd::ReportArgs),
     /// Labelled positions for Texel tuning from staunton's self-play; rerunning resumes it.
     Datagen(datagen_cmd::DatagenArgs),
+    /// Tune engine parameters.
+    Tune {
+        #[command(subcommand)]
+        method: TuneMethod,
+    },
+}
+
+#[derive(Subcommand)]
+enum TuneMethod {
+    /// Fit staunton's evaluation weights to labelled positions (Texel's method).
+    Texel(texel_cmd::TexelArgs),
 }
 
 fn run_cutechess(args: &[String]) -> ExitCode {
@@ -79,6 +91,9 @@ fn main() -> ExitCode {
         Command::Rate(args) => rate::run(&args),
         Command::Report(args) => report_cmd::run(&args),
         Command::Datagen(args) => datagen_cmd::run(&args),
+        Command::Tune { method } => match method {
+            TuneMethod::Texel(args) => texel_cmd::run(&args),
+        },
     };
     match result {
         Ok(code) => code,

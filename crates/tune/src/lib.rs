@@ -10,4 +10,7 @@
 
 pub mod datagen;
 pub mod positions;
+pub mod datagen;
+pub mod positions;
 pub mod spsa;
+pub mod texel;
