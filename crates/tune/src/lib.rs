@@ -10,7 +10,5 @@
 
 pub mod datagen;
 pub mod positions;
-pub mod datagen;
-pub mod positions;
 pub mod spsa;
 pub mod texel;
