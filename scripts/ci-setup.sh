@@ -24,6 +24,14 @@ for engine in stockfish ethereal-chess glaurung toga2; do
 done
 command -v chromium >/dev/null || { echo "ci-setup: chromium is missing" >&2; exit 1; }
 
+# python-chess (PyPI; Debian has no package): the independent reading of positions that
+# tests/datagen_cli.rs compares arbiter's with. Debian's own Python refuses pip without
+# --break-system-packages; a machine without pip still tests, with that comparison skipped.
+python3 -c 'import chess' 2>/dev/null \
+  || python3 -m pip install --quiet chess 2>/dev/null \
+  || python3 -m pip install --quiet --break-system-packages chess 2>/dev/null \
+  || echo "ci-setup: python-chess not installed; the tests that compare with it skip" >&2
+
 # PostgreSQL: start the cluster Debian created, then the role and database the tests use
 # (postgres://arbiter:arbiter@localhost/arbiter_test, the default of crates/store/tests/postgres.rs).
 version=$(ls /etc/postgresql | sort -n | tail -n 1)

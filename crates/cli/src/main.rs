@@ -7,12 +7,14 @@ use std::process::ExitCode;
 use arbiter_runner::config::cutechess;
 use clap::{Parser, Subcommand};
 
+mod datagen_cmd;
 mod match_cmd;
 mod perft;
 mod rate;
 mod report_cmd;
 mod sprt;
 mod spsa_cmd;
+mod texel_cmd;
 
 /// Test, tune and rank chess engines.
 #[derive(Parser)]
@@ -35,7 +37,9 @@ enum Command {
     Rate(rate::RateArgs),
     /// Plotted results of a stored run: an HTML page, a Markdown summary and JSON.
     Report(report_cmd::ReportArgs),
-    /// Tune engine parameters; rerunning resumes a tuning run.
+    /// Labelled positions for Texel tuning from staunton's self-play; rerunning resumes it.
+    Datagen(datagen_cmd::DatagenArgs),
+    /// Tune engine parameters: SPSA by games, Texel by positions.
     Tune {
         #[command(subcommand)]
         method: TuneMethod,
@@ -45,8 +49,11 @@ enum Command {
 /// How `arbiter tune` tunes.
 #[derive(Subcommand)]
 enum TuneMethod {
-    /// SPSA by games (fishtest's algorithm), for staunton in process or any UCI engine.
+    /// SPSA by games (fishtest's algorithm), for staunton in process or any UCI engine;
+    /// rerunning resumes a tuning run.
     Spsa(spsa_cmd::SpsaArgs),
+    /// Fit staunton's evaluation weights to labelled positions (Texel's method).
+    Texel(texel_cmd::TexelArgs),
 }
 
 fn run_cutechess(args: &[String]) -> ExitCode {
@@ -88,9 +95,11 @@ fn main() -> ExitCode {
         Command::Sprt(args) => sprt::run(&args),
         Command::Rate(args) => rate::run(&args),
         Command::Report(args) => report_cmd::run(&args),
-        Command::Tune {
-            method: TuneMethod::Spsa(args),
-        } => spsa_cmd::run(&args),
+        Command::Datagen(args) => datagen_cmd::run(&args),
+        Command::Tune { method } => match method {
+            TuneMethod::Spsa(args) => spsa_cmd::run(&args),
+            TuneMethod::Texel(args) => texel_cmd::run(&args),
+        },
     };
     match result {
         Ok(code) => code,

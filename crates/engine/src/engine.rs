@@ -4,7 +4,7 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use arbiter_rules::{Game, Position};
+use arbiter_rules::{Game, Move, Position};
 
 use crate::evaluate::Evaluator;
 use crate::movepick::Heuristics;
@@ -85,6 +85,28 @@ impl Engine {
     /// The static evaluation of `pos` in centipawns, from the side to move's point of view.
     pub fn evaluate(&self, pos: &Position) -> i32 {
         self.eval.evaluate(pos)
+    }
+
+    /// The quiescence search of `pos` (captures, promotions, evasions) with a full window: its
+    /// score from the side to move's view and the line it expects. A Texel tuner plays the line
+    /// out to reach the quiet position the score belongs to. The hash table is cleared first, so
+    /// the line depends on `pos` alone: cheap with the 64 KiB table of `Engine::new(params, 0)`.
+    pub fn quiescence(&mut self, pos: &Position) -> (i32, Vec<Move>) {
+        self.tt.clear();
+        let limits = Limits::default();
+        let time = TimeManager::new(&limits, pos.turn(), Instant::now());
+        let never = AtomicBool::new(false);
+        let mut searcher = Searcher::new(
+            &self.eval,
+            &self.lmr,
+            &mut self.tt,
+            &mut self.heur,
+            &mut self.pv,
+            &never,
+            time,
+            &limits,
+        );
+        searcher.quiescence_line(pos)
     }
 
     /// Searches the last position of `history` (earlier positions are the game so far, used

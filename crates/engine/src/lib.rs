@@ -65,6 +65,7 @@ mod tt;
 pub mod uci;
 
 pub use engine::{Engine, DEFAULT_HASH_MB};
+pub use evaluate::{Enters, Evaluator, Trace};
 pub use params::{ParamError, ParamSpec, Params, PARAMS};
 pub use search::{Score, SearchInfo, SearchResult};
 pub use timeman::{ClockLimits, Limits};

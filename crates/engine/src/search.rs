@@ -838,6 +838,13 @@ impl<'a> Searcher<'a> {
         best_score
     }
 
+    /// The quiescence search of `pos` with a full window: its score (side to move's view) and
+    /// the line of captures and evasions it expects.
+    pub(crate) fn quiescence_line(&mut self, pos: &Position) -> (i32, Vec<Move>) {
+        let score = self.quiescence(pos, -INFINITY, INFINITY, 0);
+        (score, self.pv.root().to_vec())
+    }
+
     pub(crate) fn nodes(&self) -> u64 {
         self.nodes
     }

@@ -8,5 +8,8 @@
 //! meet in the run engine (games are played by `arbiter_runner`), in staunton's `Params`
 //! (the parameters and their ranges) and in the store (a tuning run's state survives a kill).
 
+pub mod datagen;
+pub mod positions;
 pub mod spsa;
 pub mod spsa_run;
+pub mod texel;

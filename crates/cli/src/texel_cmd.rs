@@ -1,0 +1,264 @@
+//! `arbiter tune texel CONFIG`: fits staunton's evaluation weights to labelled positions.
+//!
+//! Wiring only (the method is `arbiter_tune::texel`): the TOML names the positions files
+//! (datagen's `FEN [1.0]` lines, PGN with results, or the other formats
+//! `arbiter_tune::positions` reads), the weights to fit and the optimiser's settings; paths
+//! are relative to the configuration file, as in a match configuration. The tuned parameters
+//! are written as a staunton parameter file (`params_file` of a match engine), the loss curve
+//! as JSON.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+use arbiter_tune::positions::{read_positions, Filter};
+use arbiter_tune::texel::{fit, fit_k, Dataset, Quiet, Settings};
+use serde::Deserialize;
+use staunton::{Params, PARAMS};
+
+#[derive(clap::Args)]
+pub struct TexelArgs {
+    /// A TOML configuration (see configs/texel.toml).
+    config: PathBuf,
+}
+
+/// Which weights to fit: all of the evaluation's, or a list of names.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Tune {
+    Preset(String),
+    Names(Vec<String>),
+}
+
+/// The configuration file, as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TexelConfig {
+    /// Files of labelled positions.
+    positions: Vec<PathBuf>,
+    /// Start parameters (a staunton TOML file); staunton's defaults without it.
+    params_file: Option<PathBuf>,
+    #[serde(default = "default_tune")]
+    tune: Tune,
+    #[serde(default = "default_epochs")]
+    epochs: usize,
+    #[serde(default = "default_learning_rate")]
+    learning_rate: f64,
+    /// A fixed K instead of the one fitted to the start parameters.
+    k: Option<f64>,
+    #[serde(default = "default_quiet")]
+    quiet: String,
+    #[serde(default = "default_threads")]
+    threads: usize,
+    /// The tuned parameters (staunton TOML).
+    output: PathBuf,
+    /// The loss curve (JSON); default: beside `output`, `.loss.json`.
+    loss_json: Option<PathBuf>,
+    /// Which positions of PGN games are used (the line formats are taken as they are).
+    #[serde(default)]
+    filter: Filter,
+}
+
+fn default_tune() -> Tune {
+    Tune::Preset("evaluation".to_owned())
+}
+fn default_epochs() -> usize {
+    500
+}
+fn default_learning_rate() -> f64 {
+    0.5
+}
+fn default_quiet() -> String {
+    "resolve".to_owned()
+}
+fn default_threads() -> usize {
+    2
+}
+
+/// How often the loss is printed: about ten lines in all.
+fn print_every(epochs: usize) -> usize {
+    (epochs / 10).max(1)
+}
+
+pub fn run(args: &TexelArgs) -> anyhow::Result<ExitCode> {
+    let path = &args.config;
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).with_context(|| format!("{file}: cannot read"))?;
+    let config: TexelConfig = toml::from_str(&text)
+        .map_err(|e| anyhow::anyhow!("{file}: {}", e.to_string().trim_end()))?;
+    let base = path.parent().unwrap_or(Path::new("."));
+    let resolve = |p: &Path| base.join(p);
+
+    let tuned = match &config.tune {
+        Tune::Preset(p) if p == "evaluation" => Settings::evaluation_weights(),
+        Tune::Preset(other) => bail!(
+            "{file}: tune: expected \"evaluation\" or a list of parameter names, found {other:?}"
+        ),
+        Tune::Names(names) => {
+            Settings::weights_named(names).map_err(|e| anyhow::anyhow!("{file}: tune: {e}"))?
+        }
+    };
+    let quiet: Quiet = config
+        .quiet
+        .parse()
+        .map_err(|e| anyhow::anyhow!("{file}: quiet: {e}"))?;
+    if config.positions.is_empty() {
+        bail!("{file}: positions: expected at least one file of labelled positions");
+    }
+    if !(1..=64).contains(&config.threads) {
+        bail!(
+            "{file}: threads: expected 1 to 64, found {}",
+            config.threads
+        );
+    }
+    let start = match &config.params_file {
+        Some(p) => {
+            Params::load(&resolve(p)).map_err(|e| anyhow::anyhow!("{file}: params_file: {e}"))?
+        }
+        None => Params::default(),
+    };
+    let settings = Settings {
+        tuned,
+        epochs: config.epochs,
+        learning_rate: config.learning_rate,
+        k: config.k,
+        threads: config.threads,
+    };
+    settings
+        .check()
+        .map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
+
+    let clock = Instant::now();
+    let mut positions = Vec::new();
+    for p in &config.positions {
+        positions.extend(read_positions(&resolve(p), &config.filter)?);
+    }
+    let read = clock.elapsed().as_secs_f64();
+    let clock = Instant::now();
+    let data = Dataset::trace(&positions, &start, quiet, config.threads);
+    let traced = clock.elapsed().as_secs_f64();
+    println!(
+        "Positions: {} read in {read:.2} s; {} traced in {traced:.2} s ({:.0} per second, quiet = {quiet}), {} dropped (mate scores or not quiet)",
+        positions.len(),
+        data.len(),
+        positions.len() as f64 / traced.max(1e-9),
+        data.dropped,
+    );
+    drop(positions);
+
+    if data.is_empty() {
+        bail!(
+            "{file}: no positions to fit: {} read, {} dropped (mate scores or not quiet)",
+            data.len() + data.dropped,
+            data.dropped
+        );
+    }
+    // K first, so that it is printed before the loss curve it scales.
+    let k = match settings.k {
+        Some(k) => {
+            println!("K = {k:.4} (fixed by the configuration)");
+            k
+        }
+        None => {
+            let k = fit_k(&data, &start);
+            println!("K = {k:.4} (fitted to the start parameters, then fixed)");
+            k
+        }
+    };
+    let settings = Settings {
+        k: Some(k),
+        ..settings
+    };
+    let every = print_every(settings.epochs);
+    let clock = Instant::now();
+    let result = fit(&data, &start, &settings, &mut |epoch, loss| {
+        if epoch == 1 || (epoch - 1) % every == 0 {
+            println!("epoch {:>5}  loss {loss:.7}", epoch - 1);
+        }
+    })
+    .map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
+    let seconds = clock.elapsed().as_secs_f64();
+    println!(
+        "epoch {:>5}  loss {:.7}",
+        settings.epochs,
+        result.loss.last().copied().unwrap_or(f64::NAN)
+    );
+    println!(
+        "Fit: {} epochs in {seconds:.2} s ({:.0} positions per second per epoch, {} threads)",
+        settings.epochs,
+        (data.len() * settings.epochs) as f64 / seconds.max(1e-9),
+        settings.threads,
+    );
+    print!("{}", comparison(&start, &result.params, &settings.tuned));
+
+    let output = resolve(&config.output);
+    if let Some(dir) = output.parent() {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("{}: cannot create", dir.display()))?;
+    }
+    result
+        .params
+        .save(&output)
+        .with_context(|| format!("{}: cannot write", output.display()))?;
+    let loss_path = match &config.loss_json {
+        Some(p) => resolve(p),
+        None => output.with_extension("loss.json"),
+    };
+    let json = serde_json::json!({
+        "k": result.k,
+        "k_fitted": config.k.is_none(),
+        "positions": data.len(),
+        "dropped": data.dropped,
+        "epochs": settings.epochs,
+        "learning_rate": settings.learning_rate,
+        "loss": result.loss,
+        "start": named(&start, &settings.tuned),
+        "tuned": named(&result.params, &settings.tuned),
+    });
+    std::fs::write(&loss_path, serde_json::to_string_pretty(&json)? + "\n")
+        .with_context(|| format!("{}: cannot write", loss_path.display()))?;
+    println!(
+        "Wrote {} (a staunton params_file) and {} (the loss curve)",
+        output.display(),
+        loss_path.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The tuned values beside the start values; piece values in pawns.
+fn comparison(start: &Params, tuned: &Params, which: &[usize]) -> String {
+    let (before, after) = (start.values(), tuned.values());
+    let mut out = String::new();
+    for &i in which {
+        let spec = &PARAMS[i];
+        let (a, b) = (before[i], after[i]);
+        let _ = if spec.is_piece_value() {
+            writeln!(
+                out,
+                "{:<22} {:>7.2} -> {:.2}",
+                spec.name,
+                f64::from(a) / 100.0,
+                f64::from(b) / 100.0
+            )
+        } else {
+            writeln!(out, "{:<22} {a:>7} -> {b}", spec.name)
+        };
+    }
+    out
+}
+
+fn named(params: &Params, which: &[usize]) -> serde_json::Value {
+    let values = params.values();
+    which
+        .iter()
+        .map(|&i| {
+            (
+                PARAMS[i].name.to_owned(),
+                serde_json::Value::from(values[i]),
+            )
+        })
+        .collect::<serde_json::Map<_, _>>()
+        .into()
+}

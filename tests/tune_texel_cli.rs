@@ -1,0 +1,216 @@
+//! `arbiter tune texel` end to end: positions made by a short self-play run (`arbiter
+//! datagen`, both its positions file and its PGN), fitted, written, and the tuned file played
+//! in a match; and configurations that are wrong, each refused with the file and what was
+//! expected.
+
+mod common;
+
+use std::path::Path;
+
+use common::{arbiter, text, BOOK};
+use staunton::{Params, PARAMS};
+
+/// Twelve fast self-play games: `out/positions.txt` (FEN [result]) and `out/games.pgn`.
+fn make_positions(dir: &Path) {
+    let out = arbiter(
+        &[
+            "datagen",
+            "--games",
+            "12",
+            "--nodes",
+            "300",
+            "--concurrency",
+            "2",
+            "--seed",
+            "5",
+            "--book",
+            BOOK,
+            "--output",
+            "out/positions.txt",
+            "--store",
+            "dg.db",
+            "--pgnout",
+            "out/games.pgn",
+            "--quiet",
+        ],
+        dir,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+fn tune(dir: &Path, config: &str) -> (bool, String, String) {
+    std::fs::write(dir.join("texel.toml"), config).unwrap();
+    let out = arbiter(&["tune", "texel", "texel.toml"], dir);
+    if !out.status.success() {
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    }
+    (out.status.success(), text(&out.stdout), text(&out.stderr))
+}
+
+const CONFIG: &str = r#"
+positions = ["out/positions.txt", "out/games.pgn"]
+epochs = 40
+output = "out/tuned.toml"
+"#;
+
+#[test]
+fn a_fit_prints_k_the_loss_and_the_values_and_writes_a_params_file_a_match_plays() {
+    let dir = tempfile::tempdir().unwrap();
+    make_positions(dir.path());
+    let (ok, stdout, stderr) = tune(dir.path(), CONFIG);
+    assert!(ok, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("K = ") && stdout.contains("(fitted to the start parameters"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("epoch     0  loss 0.") && stdout.contains("epoch    40  loss 0."),
+        "{stdout}"
+    );
+    // Piece values in pawns, other weights in their own units.
+    assert!(
+        stdout.contains("knight_mg                 3.25 -> "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("ks_scale                    10 -> "),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("asp_delta"),
+        "search constants are not fitted: {stdout}"
+    );
+
+    let tuned = Params::load(&dir.path().join("out/tuned.toml")).expect("a staunton params file");
+    assert_ne!(tuned, Params::default());
+    assert_eq!(tuned.asp_delta, Params::default().asp_delta);
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("out/tuned.loss.json")).unwrap(),
+    )
+    .unwrap();
+    let loss: Vec<f64> = json["loss"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert_eq!(loss.len(), 41);
+    assert!(loss[40] < loss[0], "{loss:?}");
+    for spec in PARAMS.iter().filter(|s| s.name.ends_with("_mg")) {
+        assert_eq!(
+            json["tuned"][spec.name],
+            tuned.get(spec.name).unwrap(),
+            "{}",
+            spec.name
+        );
+    }
+
+    // The same positions and settings give the same values.
+    std::fs::rename(
+        dir.path().join("out/tuned.toml"),
+        dir.path().join("out/first.toml"),
+    )
+    .unwrap();
+    assert!(tune(dir.path(), CONFIG).0);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out/first.toml")).unwrap(),
+        std::fs::read_to_string(dir.path().join("out/tuned.toml")).unwrap()
+    );
+
+    // The tuned file is what a match configuration takes.
+    let match_config = format!(
+        r#"
+name = "tuned-vs-start"
+rounds = 1
+concurrency = 1
+store = "m.db"
+[each]
+tc = "inf"
+nodes = 200
+hash = 1
+[[engine]]
+name = "tuned"
+builtin = "staunton"
+params_file = "out/tuned.toml"
+[[engine]]
+name = "start"
+builtin = "staunton"
+[openings]
+file = "{BOOK}"
+"#
+    );
+    std::fs::write(dir.path().join("match.toml"), match_config).unwrap();
+    let out = arbiter(&["match", "match.toml"], dir.path());
+    assert!(
+        out.status.success(),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn wrong_configurations_name_the_file_and_what_was_expected() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("bad.txt"),
+        "4k3/8/8/8/8/8/8/4K2R w K - 0 1 [1.0]\n4k3/8/8/8/8/8/8/4K2R w K - 0 1 [2.0]\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("good.txt"), "4k3/8/8/8/8/8/8/4K2R w K - 0 1 [1.0]\n").unwrap();
+    let cases = [
+        (
+            "positions = [\"good.txt\"]\nepoch = 5\noutput = \"o.toml\"\n",
+            "texel.toml: TOML parse error at line 2",
+        ),
+        (
+            "positions = [\"good.txt\"]\noutput = \"o.toml\"\ntune = [\"asp_delta\"]\n",
+            "texel.toml: tune: parameter asp_delta is not an evaluation weight",
+        ),
+        (
+            "positions = [\"good.txt\"]\noutput = \"o.toml\"\ntune = [\"knihgt_mg\"]\n",
+            "texel.toml: tune: unknown parameter \"knihgt_mg\"",
+        ),
+        (
+            "positions = [\"good.txt\"]\noutput = \"o.toml\"\nquiet = \"calm\"\n",
+            "texel.toml: quiet: expected \"resolve\", \"skip\" or \"keep\", found \"calm\"",
+        ),
+        (
+            "positions = [\"good.txt\"]\noutput = \"o.toml\"\nlearning_rate = -1\n",
+            "texel.toml: learning_rate: expected a positive number, found -1",
+        ),
+        (
+            "positions = [\"good.txt\"]\noutput = \"o.toml\"\nepochs = 0\n",
+            "texel.toml: epochs: expected at least 1",
+        ),
+        (
+            "positions = [\"good.txt\"]\noutput = \"o.toml\"\nk = 0.0\n",
+            "texel.toml: k: expected a positive number, found 0",
+        ),
+        (
+            "positions = [\"good.txt\"]\noutput = \"o.toml\"\nthreads = 0\n",
+            "texel.toml: threads: expected 1 to 64, found 0",
+        ),
+        (
+            "positions = [\"nope.txt\"]\noutput = \"o.toml\"\n",
+            "nope.txt: cannot read",
+        ),
+        (
+            "positions = [\"bad.txt\"]\noutput = \"o.toml\"\n",
+            "bad.txt, line 2:",
+        ),
+        (
+            "positions = []\noutput = \"o.toml\"\n",
+            "texel.toml: positions: expected at least one file",
+        ),
+    ];
+    for (config, expected) in cases {
+        let (ok, stdout, stderr) = tune(d, config);
+        assert!(!ok, "{config}: {stdout}");
+        assert!(
+            stderr.contains(expected),
+            "{config}: expected {expected:?} in {stderr}"
+        );
+    }
+}
