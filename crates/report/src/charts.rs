@@ -431,7 +431,7 @@ fn bars(area: &Area<'_>, title: &str, labels: &[String], values: &[f64], y_desc:
         .margin(12)
         .x_label_area_size(36)
         .y_label_area_size(48)
-        .build_cartesian_2d((0..n).into_segmented(), 0.0..top)?;
+        .build_cartesian_2d((0..n - 1).into_segmented(), 0.0..top)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
@@ -548,7 +548,8 @@ fn whole(v: &f64) -> String {
 }
 
 /// The lopsided openings (a pair won twice by the same engine), most lopsided at the top: the
-/// first engine's score from each, both games of each pair together, its name beside its bar.
+/// first engine's score from each, both games of each pair together, as a bar from the even
+/// 50% (green toward the first engine, red away from it) with the opening's name beside it.
 /// Openings whose pairs were all balanced are left out; the caller says so when none is left.
 pub fn openings(results: &[OpeningResult], shown: usize) -> Result<String, ReportError> {
     let shown: Vec<&OpeningResult> = results
@@ -563,39 +564,52 @@ pub fn openings(results: &[OpeningResult], shown: usize) -> Result<String, Repor
         (Style::SIZE.0, height),
         Some(shown.len()),
         |root| {
-            // Bottom to top: the most lopsided (listed first) on top.
-            let at = |i: usize| (n - 1).checked_sub(i).and_then(|j| shown.get(j));
             let mut chart = ChartBuilder::on(root)
                 .caption("Lopsided openings", Style::caption())
                 .margin(12)
                 .x_label_area_size(36)
                 .y_label_area_size(200)
-                .build_cartesian_2d(0.0..100.0, (0..n).into_segmented())?;
+                .build_cartesian_2d(0.0..100.0, n as f64..0.0)?;
+            // Row i spans i..i+1 from the top; its name sits at its middle.
+            let name = |y: &f64| {
+                let i = y.floor();
+                if (y - i - 0.5).abs() > 0.01 || i < 0.0 {
+                    return String::new();
+                }
+                shown
+                    .get(i as usize)
+                    .map(|r| format!("{} ({}/{})", r.opening, r.lopsided, r.pairs))
+                    .unwrap_or_default()
+            };
             chart
                 .configure_mesh()
                 .disable_y_mesh()
                 .x_desc("first engine's score % (pairs won twice by one engine / pairs)")
                 .label_style(Style::label())
-                .y_labels(n)
-                .y_label_formatter(&|v| match v {
-                    SegmentValue::CenterOf(i) | SegmentValue::Exact(i) => at(*i)
-                        .map(|r| format!("{} ({}/{})", r.opening, r.lopsided, r.pairs))
-                        .unwrap_or_default(),
-                    SegmentValue::Last => String::new(),
-                })
+                .y_labels(2 * n + 1)
+                .y_label_formatter(&name)
                 .draw()?;
-            chart.draw_series(
-                Histogram::horizontal(&chart)
-                    .style(Style::BAR.filled())
-                    .margin(4)
-                    .data((0..shown.len()).filter_map(|i| {
-                        at(i).map(|r| (i, 100.0 * r.points / (2.0 * r.pairs as f64)))
-                    })),
-            )?;
-            let middle = [(50.0, SegmentValue::Exact(0)), (50.0, SegmentValue::Last)];
+            for (i, r) in shown.iter().enumerate() {
+                let score = 100.0 * r.points / (2.0 * r.pairs as f64);
+                // An even score from lopsided pairs (won both ways) still shows as a sliver.
+                let end = if (score - 50.0).abs() < 0.5 {
+                    50.5
+                } else {
+                    score
+                };
+                let y = i as f64;
+                chart.draw_series(std::iter::once(Rectangle::new(
+                    [(50.0, y + 0.2), (end, y + 0.8)],
+                    heat(score / 100.0).mix(0.9).filled(),
+                )))?;
+                chart.draw_series(std::iter::once(Rectangle::new(
+                    [(50.0, y + 0.2), (end, y + 0.8)],
+                    Style::GRID.stroke_width(1),
+                )))?;
+            }
             chart.draw_series(std::iter::once(PathElement::new(
-                middle,
-                Style::GRID.stroke_width(1),
+                [(50.0, 0.0), (50.0, n as f64)],
+                BLACK.stroke_width(1),
             )))?;
             Ok(())
         },
@@ -861,19 +875,10 @@ pub fn latency(spread: &[LatencySpread]) -> Result<String, ReportError> {
                 [(x - 0.15, at(s.median_ms)), (x + 0.15, at(s.p99_ms))],
                 colour.mix(0.3).filled(),
             )))?;
-            for (v, name) in [
-                (s.median_ms, "median"),
-                (s.p90_ms, "p90"),
-                (s.p99_ms, "p99"),
-            ] {
+            for v in [s.median_ms, s.p90_ms, s.p99_ms] {
                 chart.draw_series(std::iter::once(PathElement::new(
                     [(x - 0.2, at(v)), (x + 0.2, at(v))],
                     colour.stroke_width(2),
-                )))?;
-                chart.draw_series(std::iter::once(Text::new(
-                    format!("{name} {v:.1}"),
-                    (x + 0.22, at(v)),
-                    Style::label(),
                 )))?;
             }
             chart.draw_series(std::iter::once(Circle::new(
@@ -881,14 +886,40 @@ pub fn latency(spread: &[LatencySpread]) -> Result<String, ReportError> {
                 4,
                 colour.filled(),
             )))?;
-            chart.draw_series(std::iter::once(Text::new(
-                format!("max {:.1}", s.max_ms),
-                (x + 0.22, at(s.max_ms)),
-                Style::label(),
-            )))?;
+            let marks = [
+                (s.median_ms, "median"),
+                (s.p90_ms, "p90"),
+                (s.p99_ms, "p99"),
+                (s.max_ms, "max"),
+            ];
+            for (v, text) in close_labels(&marks) {
+                chart.draw_series(std::iter::once(Text::new(
+                    text,
+                    (x + 0.22, at(v)),
+                    Style::label(),
+                )))?;
+            }
         }
         Ok(())
     })
+}
+
+/// Labels for ascending values on a log axis, those within a factor of 1.3 of the first of
+/// their run joined into one (`p90 0.9, p99 1.0, max 1.0`): a few pixels apart, separate
+/// labels were drawn over each other.
+fn close_labels(marks: &[(f64, &str)]) -> Vec<(f64, String)> {
+    let mut labels: Vec<(f64, String)> = Vec::new();
+    for &(v, name) in marks {
+        let text = format!("{name} {v:.1}");
+        match labels.last_mut() {
+            Some((at, joined)) if v <= *at * 1.3 || v <= *at + 0.05 => {
+                joined.push_str(", ");
+                joined.push_str(&text);
+            }
+            _ => labels.push((v, text)),
+        }
+    }
+    labels
 }
 
 /// Games each engine played in time trouble, beside the games it lost on time.
