@@ -2,8 +2,10 @@
 //! a new chart (the tuner's parameter traces, loss curves) is one more such function.
 //!
 //! The root `<svg>` element of each chart carries `data-chart="NAME"` and, for a path,
-//! `data-points="N"` (the number of data points drawn), so that a test or a script can check
-//! what a chart holds without reading its geometry.
+//! `data-points="N"` (the number of data points it shows), so that a test or a script can check
+//! what a chart holds without reading its geometry. A [`line_chart`] adds `data-drawn="N"`: a
+//! long path is thinned to at most [`MOST_DRAWN`] points that keep its shape (see [`thin`]),
+//! while the JSON keeps them all.
 
 use std::error::Error;
 

@@ -395,11 +395,32 @@ pub struct TimeLoss {
     pub engine_ms: Option<u64>,
     /// Its clock after the move, below zero; none under a time per move.
     pub clock_ms: Option<i64>,
-    /// `search`: the search time the engine reported was already more than its clock held,
-    /// its time management's fault; `after-search`: its last reported search time fit, and the
-    /// overrun came after it (the engine's I/O, a hang, scheduling, a loaded machine);
-    /// `unknown`: no search time to tell by.
-    pub cause: &'static str,
+    pub cause: TimeLossCause,
+}
+
+/// Where a time loss's time went, told by the search time the engine reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TimeLossCause {
+    /// The search time the engine reported was already more than its clock held: its time
+    /// management's fault.
+    Search,
+    /// Its last reported search time fit, and the overrun came after it: the engine's I/O, a
+    /// hang, scheduling, a loaded machine.
+    AfterSearch,
+    /// No search time to tell by.
+    Unknown,
+}
+
+impl TimeLossCause {
+    /// The words the report's table shows.
+    pub fn describe(self) -> &'static str {
+        match self {
+            TimeLossCause::Search => "its reported search alone overran the clock",
+            TimeLossCause::AfterSearch => "the overrun came after its last reported search time",
+            TimeLossCause::Unknown => "no search time reported",
+        }
+    }
 }
 
 /// Every time forfeit whose record holds the flagged move, in game order.
@@ -412,9 +433,9 @@ pub fn time_losses(games: &[GameFacts]) -> Vec<TimeLoss> {
             // after plus the move.
             let had_ms = m.clock_ms.map(|c| c as f64 + m.ms);
             let cause = match (m.engine_ms, had_ms) {
-                (Some(search), Some(had)) if search as f64 > had => "search",
-                (Some(_), Some(_)) => "after-search",
-                _ => "unknown",
+                (Some(search), Some(had)) if search as f64 > had => TimeLossCause::Search,
+                (Some(_), Some(_)) => TimeLossCause::AfterSearch,
+                _ => TimeLossCause::Unknown,
             };
             Some(TimeLoss {
                 game: g.number,
@@ -645,16 +666,16 @@ mod tests {
             lost(2, "a", None),
         ];
         let losses = time_losses(&games);
-        let got: Vec<(u64, &str, &str)> = losses
+        let got: Vec<(u64, &str, TimeLossCause)> = losses
             .iter()
             .map(|l| (l.game, l.engine.as_str(), l.cause))
             .collect();
         assert_eq!(
             got,
             [
-                (1, "b", "after-search"),
-                (2, "a", "unknown"),
-                (3, "a", "search")
+                (1, "b", TimeLossCause::AfterSearch),
+                (2, "a", TimeLossCause::Unknown),
+                (3, "a", TimeLossCause::Search)
             ]
         );
         assert_eq!(losses[0].clock_ms, Some(-50));
