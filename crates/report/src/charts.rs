@@ -214,6 +214,14 @@ pub fn line_chart(spec: &LineChart) -> Result<String, ReportError> {
         let xs = || lines.iter().flat_map(|(_, d)| d.iter().map(|p| p.0));
         let x_min = xs().chain(keep.iter().copied()).fold(0.0, f64::min);
         let x_max = xs().chain(keep.iter().copied()).fold(x_min + 1.0, f64::max);
+        // Room at the right for a mark's bar where the lines end.
+        let x_max = if keep.is_empty() {
+            x_max
+        } else {
+            x_max + 0.02 * (x_max - x_min)
+        };
+        // Pairs, games and iterations are counted: their ticks are whole numbers.
+        let counted = xs().all(|x| x.fract() == 0.0);
         let y = spec.y_range.clone().unwrap_or_else(|| {
             let marks = spec.marks.iter().flat_map(|m| {
                 let (lo, hi) = m.span.unwrap_or((m.y, m.y));
@@ -233,13 +241,15 @@ pub fn line_chart(spec: &LineChart) -> Result<String, ReportError> {
             .x_label_area_size(36)
             .y_label_area_size(48)
             .build_cartesian_2d(x_min..x_max, y.clone())?;
-        chart
-            .configure_mesh()
-            .x_desc(&spec.x_label)
+        let mut mesh = chart.configure_mesh();
+        mesh.x_desc(&spec.x_label)
             .y_desc(&spec.y_label)
             .label_style(Style::label())
-            .light_line_style(Style::GRID.mix(0.1))
-            .draw()?;
+            .light_line_style(Style::GRID.mix(0.1));
+        if counted {
+            mesh.x_label_formatter(&whole);
+        }
+        mesh.draw()?;
         let clamp = |v: f64| v.clamp(y.start, y.end);
         for (line, drawn) in &lines {
             let colour = line.ink.colour();
@@ -769,6 +779,7 @@ pub fn move_times(lines: &[MoveTimes]) -> Result<String, ReportError> {
             )?;
         used.configure_mesh()
             .x_desc("engine's move")
+            .x_label_formatter(&whole)
             .y_desc("ms")
             .label_style(Style::label())
             .light_line_style(Style::GRID.mix(0.1))
@@ -790,6 +801,7 @@ pub fn move_times(lines: &[MoveTimes]) -> Result<String, ReportError> {
         clock
             .configure_mesh()
             .x_desc("engine's move")
+            .x_label_formatter(&whole)
             .y_desc("ms")
             .label_style(Style::label())
             .light_line_style(Style::GRID.mix(0.1))
@@ -938,7 +950,13 @@ pub fn time_trouble(rows: &[TimeTrouble]) -> Result<String, ReportError> {
             &trouble,
             "games",
         )?;
-        bars(&right, "Time forfeits", &names, &forfeits, "games")
+        // An empty panel reads as a chart that failed to draw: say there was nothing.
+        let title = if rows.iter().all(|r| r.forfeits == 0) {
+            "Time forfeits: none"
+        } else {
+            "Time forfeits"
+        };
+        bars(&right, title, &names, &forfeits, "games")
     })
 }
 
