@@ -13,7 +13,7 @@ if [ $# -lt 2 ] || [ $# -gt 3 ]; then
 fi
 report_dir=$1
 out=$2
-size=${3:-900,2900}
+size=${3:-900,3850}
 page="$report_dir/index.html"
 [ -f "$page" ] || { echo "report-screenshot: $page does not exist (expected a report folder)" >&2; exit 2; }
 [[ "$size" =~ ^[0-9]+,[0-9]+$ ]] || { echo "report-screenshot: window size $size: expected WIDTH,HEIGHT" >&2; exit 2; }

@@ -140,10 +140,28 @@ fn a_report_holds_the_stores_numbers_and_one_llr_point_per_pair() {
     // Nothing is fetched: no script, no source or link outside the page (the SVG namespace
     // URI is a name, never loaded).
     assert!(!html.contains("<script") && !html.contains("src=") && !html.contains("href=\"http"));
-    for chart in ["llr", "elo", "results", "games", "openings"] {
+    for chart in ["llr", "elo", "results", "games"] {
         assert!(
             html.contains(&format!("<svg data-chart=\"{chart}\"")),
             "{chart} in the page"
+        );
+    }
+    // Openings are drawn only where one engine won both games of a pair; else the page says so.
+    let lopsided = openings
+        .iter()
+        .filter(|o| o["lopsided"].as_u64().unwrap() > 0)
+        .count();
+    if lopsided > 0 {
+        let drawn = read(&report.join("openings.svg"));
+        assert_eq!(
+            attribute(&drawn, "data-points"),
+            lopsided.min(16).to_string()
+        );
+    } else {
+        assert!(!html.contains("<svg data-chart=\"openings\""), "{html}");
+        assert!(
+            html.contains("No opening was lopsided: no engine won both games of a pair from"),
+            "{html}"
         );
     }
     // Nodes-limited games have no clock: no time chart to draw, and none drawn empty.
@@ -370,4 +388,173 @@ fn unknown_runs_stores_and_formats_exit_2_naming_them() {
         !dir.path().join("missing.db").exists(),
         "no empty store is created"
     );
+}
+
+/// A run the SPRT stops (H0 after a few pairs: bounds this wide decide fast): its report carries the SPRT-aware Elo beside the plain one, equal to
+/// what the statistics compute from the store's totals, in the JSON, both tables and the chart.
+#[test]
+fn a_decided_run_reports_the_sprt_aware_elo() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!(
+        "name = \"decided\"\nrounds = 60\nconcurrency = 2\nstore = \"runs.db\"\n\
+         [each]\ntc = \"inf\"\nnodes = 300\nhash = 0\n\
+         [adjudication]\nmaxmoves = 60\n\
+         [sprt]\nelo0 = 0\nelo1 = 200\nalpha = 0.1\nbeta = 0.1\nmodel = \"logistic\"\n\
+         [openings]\nfile = \"{BOOK}\"\n\
+         [[engine]]\nname = \"dev\"\nbuiltin = \"staunton\"\n\
+         [[engine]]\nname = \"weak\"\nbuiltin = \"staunton\"\n\
+         params = {{ knight_mg = 200, bishop_mg = 200, queen_mg = 600 }}\n"
+    );
+    std::fs::write(dir.path().join("run.toml"), config).unwrap();
+    let out = arbiter(&["match", "--quiet", "run.toml"], dir.path(), &[]);
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "decided: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (totals, _) = store_counts(&dir.path().join("runs.db"));
+    let sprt =
+        arbiter_stats::Sprt::new(0.1, 0.1, 0.0, 200.0, arbiter_stats::EloModel::Logistic).unwrap();
+    let expected = sprt
+        .elo_estimate(&arbiter_runner::tournament::sample(&totals, true))
+        .unwrap();
+
+    let out = arbiter(&["report", "1", "--store", "runs.db"], dir.path(), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = dir.path().join("report-1");
+    let json: serde_json::Value = serde_json::from_str(&read(&report.join("report.json"))).unwrap();
+    let aware = &json["summary"]["sprt_elo"];
+    let close = |v: &serde_json::Value, want: f64| (v.as_f64().unwrap() - want).abs() < 1e-9;
+    assert!(
+        close(&aware["elo"], expected.elo),
+        "{aware} vs {expected:?}"
+    );
+    assert!(close(&aware["elo_ci"][0], expected.interval.0), "{aware}");
+    assert!(close(&aware["elo_ci"][1], expected.interval.1), "{aware}");
+    assert!(close(&aware["los"], expected.los), "{aware}");
+    assert_eq!(aware["games"], totals.wins + totals.draws + totals.losses);
+    // Median-unbiased: not the plain estimate, which leans toward the bound that stopped it.
+    assert_ne!(json["summary"]["elo"], aware["elo"]);
+
+    let row = format!(
+        "{:.2} [{:.2}, {:.2}]",
+        expected.elo, expected.interval.0, expected.interval.1
+    );
+    let html = read(&report.join("index.html"));
+    assert!(
+        html.contains(&format!(
+            "<th>SPRT-aware Elo</th><td data-field=\"sprt-awareelo\">{row}"
+        )),
+        "{html}"
+    );
+    let md = read(&report.join("summary.md"));
+    assert!(md.contains(&format!("| SPRT-aware Elo | {row}")), "{md}");
+    let elo = read(&report.join("elo.svg"));
+    let label = format!(
+        "SPRT-aware {:.1} [{:.1}, {:.1}]",
+        expected.elo, expected.interval.0, expected.interval.1
+    );
+    assert!(elo.contains(&label), "{label} in {elo}");
+
+    // An undecided run has none.
+    let dir = tempfile::tempdir().unwrap();
+    play_match(dir.path());
+    arbiter(&["report", "1", "--store", "runs.db"], dir.path(), &[]);
+    let json: serde_json::Value =
+        serde_json::from_str(&read(&dir.path().join("report-1/report.json"))).unwrap();
+    assert!(json["summary"]["sprt_elo"].is_null());
+}
+
+/// A shell engine that plays its first move at once (1. e4 as White, 1... e5 as Black: legal
+/// whatever White opened with) and on its second says it searched 400 ms and answers too late.
+const LAGGARD: &str = "#!/bin/sh\nn=0\nwhile read -r line; do\n  case \"$line\" in\n    \
+    uci) echo 'id name laggard'; echo uciok;;\n    isready) echo readyok;;\n    \
+    ucinewgame) n=0;;\n    position*) pos=\"$line\";;\n    \
+    go*) n=$((n+1))\n      if [ $n -eq 1 ]; then\n        \
+    case \"$pos\" in *moves*) echo 'bestmove e7e5';; *) echo 'bestmove e2e4';; esac\n      \
+    else\n        echo 'info depth 1 score cp 0 time 400 pv a2a3'; sleep 0.7; echo 'bestmove a2a3'\n      \
+    fi;;\n    quit) exit 0;;\n  esac\ndone\n";
+
+/// Every game is lost on time by the same move: the report keeps that move (it was never
+/// played) in the time charts and lists it with the engine's reported search against the clock.
+#[cfg(unix)]
+#[test]
+fn a_time_loss_shows_its_move_and_whose_time_ran_out() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let engine = dir.path().join("laggard.sh");
+    std::fs::write(&engine, LAGGARD).unwrap();
+    std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let config = format!(
+        "rounds = 2\nconcurrency = 1\nstore = \"runs.db\"\n\
+         [each]\ntc = \"0.3+0\"\nhash = 1\n\
+         [[engine]]\nname = \"staunton\"\nbuiltin = \"staunton\"\n\
+         [[engine]]\nname = \"laggard\"\ncmd = \"{}\"\n",
+        engine.display()
+    );
+    std::fs::write(dir.path().join("lag.toml"), config).unwrap();
+    let out = arbiter(&["match", "--quiet", "lag.toml"], dir.path(), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let records = stored_records(&dir.path().join("runs.db"));
+    assert_eq!(records.len(), 4);
+    for r in &records {
+        assert_eq!(r["termination"], "time forfeit", "{r}");
+        let flagged = &r["flagged_move"];
+        assert_eq!(flagged["engine_ms"], 400, "{r}");
+        assert!(flagged["clock_ms"].as_i64().unwrap() < 0, "{r}");
+        assert!(flagged["ms"].as_f64().unwrap() >= 300.0, "{r}");
+    }
+    let played: usize = records
+        .iter()
+        .map(|r| r["move_ms"].as_array().unwrap().len())
+        .sum();
+
+    let out = arbiter(&["report", "1", "--store", "runs.db"], dir.path(), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = dir.path().join("report-1");
+    // The time chart holds every played move and the four that overran.
+    let time = read(&report.join("time.svg"));
+    assert_eq!(attribute(&time, "data-points"), (played + 4).to_string());
+    let json: serde_json::Value = serde_json::from_str(&read(&report.join("report.json"))).unwrap();
+    let losses = json["series"]["time_losses"].as_array().unwrap();
+    let games: Vec<u64> = losses.iter().map(|l| l["game"].as_u64().unwrap()).collect();
+    assert_eq!(games, [1, 2, 3, 4]);
+    for l in losses {
+        assert_eq!(
+            (&l["engine"], &l["cause"]),
+            (&"laggard".into(), &"search".into()),
+            "{l}"
+        );
+    }
+    let rows = json["series"]["time_trouble"].as_array().unwrap();
+    let laggard = rows.iter().find(|r| r["engine"] == "laggard").unwrap();
+    assert_eq!(
+        (&laggard["forfeits"], &laggard["in_trouble"]),
+        (&4.into(), &4.into())
+    );
+    let html = read(&report.join("index.html"));
+    assert!(html.contains("<caption>Time losses</caption>"), "{html}");
+    assert!(
+        html.contains("<td>laggard</td>") && html.contains("<td>400 ms</td>"),
+        "{html}"
+    );
+    assert!(html.contains("<td>its reported search alone overran the clock</td>"));
+    let md = read(&report.join("summary.md"));
+    assert!(md.contains("**Time losses**"), "{md}");
+    assert!(md.contains("| laggard | "), "{md}");
 }

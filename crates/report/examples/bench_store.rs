@@ -94,6 +94,7 @@ fn game(
         move_ms,
         engine_ms,
         clock_ms,
+        flagged_move: None,
         duration_ms: 12_000,
         runner_overhead_us: 40,
     };

@@ -2,17 +2,21 @@
 //! a new chart (the tuner's parameter traces, loss curves) is one more such function.
 //!
 //! The root `<svg>` element of each chart carries `data-chart="NAME"` and, for a path,
-//! `data-points="N"` (the number of data points drawn), so that a test or a script can check
-//! what a chart holds without reading its geometry.
+//! `data-points="N"` (the number of data points it shows), so that a test or a script can check
+//! what a chart holds without reading its geometry. A [`line_chart`] adds `data-drawn="N"`: a
+//! long path is thinned to at most [`MOST_DRAWN`] points that keep its shape (see [`thin`]),
+//! while the JSON keeps them all.
 
 use std::error::Error;
 
 use arbiter_runner::standings::{Crosstable, Standings};
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::series::{
-    Bin, EloPoint, LatencySpread, LlrPath, MoveTimes, OpeningResult, TimeTrouble, TIME_TROUBLE,
+    Bin, EloPoint, LatencySpread, LlrPath, MoveTimes, OpeningResult, SprtEstimate, TimeTrouble,
+    TIME_TROUBLE,
 };
 use crate::time::Distribution;
 use crate::ReportError;
@@ -97,111 +101,336 @@ fn padded(values: impl Iterator<Item = f64>, always: &[f64]) -> std::ops::Range<
     (lo - room)..(hi + room)
 }
 
-/// fishtest's graph: the LLR after each committed pair, both bounds, the decision marked.
-pub fn llr(path: &LlrPath) -> Result<String, ReportError> {
-    svg("llr", Style::SIZE, Some(path.points.len()), |root| {
-        let x_max = path.points.last().map_or(1, |p| p.pairs).max(1) as f64;
-        let y = padded(
-            path.points.iter().map(|p| p.llr),
-            &[path.lower_bound, path.upper_bound],
-        );
+/// At most this many points of one line are drawn: a 100,000-game run's LLR path has 50,000,
+/// which a 760-pixel chart cannot show apart and which made its page 16 MB. The JSON keeps them
+/// all.
+pub const MOST_DRAWN: usize = 2000;
+
+/// How a line or mark is drawn: the palette in order for the series a chart is about, fixed
+/// inks for what frames them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ink {
+    /// The i-th series' colour (an engine, a parameter), thick.
+    Series(usize),
+    /// An interval's edge: thin and light.
+    Interval,
+    /// A bound whose crossing accepts H1, or H0.
+    Accept,
+    Reject,
+    /// A reference level (zero Elo, a start value) and marks: thin grey, or black.
+    Reference,
+}
+
+impl Ink {
+    fn colour(self) -> RGBColor {
+        match self {
+            Ink::Series(i) => Style::engine(i),
+            Ink::Interval => Style::INTERVAL,
+            Ink::Accept => Style::ACCEPT,
+            Ink::Reject => Style::REJECT,
+            Ink::Reference => Style::GRID,
+        }
+    }
+
+    fn width(self) -> u32 {
+        match self {
+            Ink::Interval | Ink::Reference => 1,
+            _ => 2,
+        }
+    }
+}
+
+/// One named line of a [`LineChart`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line {
+    /// Its legend entry; an empty name stays out of the legend.
+    pub name: String,
+    pub ink: Ink,
+    /// `(x, y)` in the order drawn.
+    pub points: Vec<(f64, f64)>,
+}
+
+impl Line {
+    pub fn new(name: impl Into<String>, ink: Ink, points: Vec<(f64, f64)>) -> Line {
+        Line {
+            name: name.into(),
+            ink,
+            points,
+        }
+    }
+
+    /// A level across the whole chart, from `x.start` to `x.end`.
+    pub fn level(name: impl Into<String>, ink: Ink, y: f64, x: std::ops::Range<f64>) -> Line {
+        Line::new(name, ink, vec![(x.start, y), (x.end, y)])
+    }
+}
+
+/// A labelled point on a [`LineChart`] (a decision, an estimate), with an optional vertical bar
+/// through it (an interval). Lines keep their points at a mark's x however much they are thinned.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mark {
+    pub x: f64,
+    pub y: f64,
+    /// The bar's ends; none for a point alone.
+    pub span: Option<(f64, f64)>,
+    pub label: String,
+    pub ink: Ink,
+}
+
+/// Any number of named lines over a shared x axis: the LLR and Elo charts, and the tuner's
+/// parameter traces and loss curves, are each one of these.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LineChart {
+    /// The chart's `data-chart` name (and file stem).
+    pub name: &'static str,
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub lines: Vec<Line>,
+    pub marks: Vec<Mark>,
+    /// The y values shown; lines beyond are drawn along its edge. None fits every line and
+    /// mark.
+    pub y_range: Option<std::ops::Range<f64>>,
+}
+
+/// Draws `spec` as an SVG whose root carries `data-points` (the points of its
+/// [`Ink::Series`] lines: the data) and `data-drawn` (how many of those were drawn, at most
+/// [`MOST_DRAWN`] per line).
+pub fn line_chart(spec: &LineChart) -> Result<String, ReportError> {
+    let keep: Vec<f64> = spec.marks.iter().map(|m| m.x).collect();
+    let lines: Vec<(&Line, Vec<(f64, f64)>)> = spec
+        .lines
+        .iter()
+        .map(|line| (line, thin(&line.points, MOST_DRAWN, &keep)))
+        .collect();
+    let series = || {
+        lines
+            .iter()
+            .filter(|(l, _)| matches!(l.ink, Ink::Series(_)))
+    };
+    let points = series().map(|(l, _)| l.points.len()).sum();
+    let drawn: usize = series().map(|(_, d)| d.len()).sum();
+    let svg = svg(spec.name, Style::SIZE, Some(points), |root| {
+        let xs = || lines.iter().flat_map(|(_, d)| d.iter().map(|p| p.0));
+        let x_min = xs().chain(keep.iter().copied()).fold(0.0, f64::min);
+        let x_max = xs().chain(keep.iter().copied()).fold(x_min + 1.0, f64::max);
+        // Room at the right for a mark's bar where the lines end.
+        let x_max = if keep.is_empty() {
+            x_max
+        } else {
+            x_max + 0.02 * (x_max - x_min)
+        };
+        // Pairs, games and iterations are counted: their ticks are whole numbers.
+        let counted = xs().all(|x| x.fract() == 0.0);
+        let y = spec.y_range.clone().unwrap_or_else(|| {
+            let marks = spec.marks.iter().flat_map(|m| {
+                let (lo, hi) = m.span.unwrap_or((m.y, m.y));
+                [m.y, lo, hi]
+            });
+            padded(
+                lines
+                    .iter()
+                    .flat_map(|(_, d)| d.iter().map(|p| p.1))
+                    .chain(marks),
+                &[],
+            )
+        });
         let mut chart = ChartBuilder::on(root)
-            .caption("LLR over pairs", Style::caption())
+            .caption(&spec.title, Style::caption())
             .margin(12)
             .x_label_area_size(36)
             .y_label_area_size(48)
-            .build_cartesian_2d(0.0..x_max, y)?;
-        chart
-            .configure_mesh()
-            .x_desc("pairs")
-            .y_desc("LLR")
+            .build_cartesian_2d(x_min..x_max, y.clone())?;
+        let mut mesh = chart.configure_mesh();
+        mesh.x_desc(&spec.x_label)
+            .y_desc(&spec.y_label)
             .label_style(Style::label())
-            .light_line_style(Style::GRID.mix(0.1))
-            .draw()?;
-        for (bound, colour, name) in [
-            (path.upper_bound, Style::ACCEPT, "H1 bound"),
-            (path.lower_bound, Style::REJECT, "H0 bound"),
-        ] {
+            .light_line_style(Style::GRID.mix(0.1));
+        if counted {
+            mesh.x_label_formatter(&whole);
+        }
+        mesh.draw()?;
+        let clamp = |v: f64| v.clamp(y.start, y.end);
+        for (line, drawn) in &lines {
+            let colour = line.ink.colour();
+            let drawn = chart.draw_series(LineSeries::new(
+                drawn.iter().map(|&(x, v)| (x, clamp(v))),
+                colour.stroke_width(line.ink.width()),
+            ))?;
+            if !line.name.is_empty() {
+                drawn
+                    .label(line.name.clone())
+                    .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], colour));
+            }
+        }
+        for mark in &spec.marks {
+            let colour = match mark.ink {
+                Ink::Reference => BLACK,
+                ink => ink.colour(),
+            };
+            if let Some((lo, hi)) = mark.span {
+                let (lo, hi) = (clamp(lo), clamp(hi));
+                chart.draw_series(std::iter::once(PathElement::new(
+                    [(mark.x, lo), (mark.x, hi)],
+                    colour.stroke_width(3),
+                )))?;
+                for end in [lo, hi] {
+                    chart.draw_series(std::iter::once(
+                        EmptyElement::at((mark.x, end))
+                            + PathElement::new([(-6, 0), (6, 0)], colour.stroke_width(3)),
+                    ))?;
+                }
+            }
+            let at = (mark.x, clamp(mark.y));
+            chart.draw_series(std::iter::once(Circle::new(at, 6, colour.filled())))?;
+            // Left of the point: marks sit at the path's end, where the label would be cut.
+            let label = Style::label().pos(Pos::new(HPos::Right, VPos::Bottom));
+            chart.draw_series(std::iter::once(
+                EmptyElement::at(at) + Text::new(mark.label.clone(), (-8, -6), label),
+            ))?;
+        }
+        if lines.iter().any(|(l, _)| !l.name.is_empty()) {
             chart
-                .draw_series(LineSeries::new(
-                    [(0.0, bound), (x_max, bound)],
-                    colour.stroke_width(2),
-                ))?
-                .label(format!("{name} {bound:.2}"))
-                .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], colour));
+                .configure_series_labels()
+                .label_font(Style::label())
+                .border_style(Style::GRID)
+                .background_style(WHITE.mix(0.8))
+                .position(SeriesLabelPosition::UpperLeft)
+                .draw()?;
         }
-        chart
-            .draw_series(LineSeries::new(
-                path.points.iter().map(|p| (p.pairs as f64, p.llr)),
-                Style::PATH.stroke_width(2),
-            ))?
-            .label("LLR")
-            .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], Style::PATH));
-        if let Some(d) = path.decision {
-            chart.draw_series(std::iter::once(Circle::new(
-                (d.pairs as f64, d.llr),
-                6,
-                BLACK.filled(),
-            )))?;
-            chart.draw_series(std::iter::once(Text::new(
-                format!("{} after {} pairs", d.state, d.pairs),
-                (d.pairs as f64, d.llr),
-                Style::label(),
-            )))?;
-        }
-        chart
-            .configure_series_labels()
-            .label_font(Style::label())
-            .border_style(Style::GRID)
-            .background_style(WHITE.mix(0.8))
-            .position(SeriesLabelPosition::UpperLeft)
-            .draw()?;
         Ok(())
+    })?;
+    let name = format!("data-chart=\"{}\"", spec.name);
+    Ok(svg.replacen(&name, &format!("{name} data-drawn=\"{drawn}\""), 1))
+}
+
+/// At most about `most` of `points` with the line's shape: the first and last, each bucket's
+/// lowest and highest, and every point at an x of `keep`. Fewer than `most` are all kept.
+pub fn thin(points: &[(f64, f64)], most: usize, keep: &[f64]) -> Vec<(f64, f64)> {
+    if points.len() <= most.max(4) {
+        return points.to_vec();
+    }
+    let buckets = (most.max(4) - 2) / 2;
+    let size = points.len().div_ceil(buckets);
+    let mut kept = vec![false; points.len()];
+    kept[0] = true;
+    kept[points.len() - 1] = true;
+    for (b, bucket) in points.chunks(size).enumerate() {
+        let by_y = |a: &&(usize, &(f64, f64)), b: &&(usize, &(f64, f64))| a.1 .1.total_cmp(&b.1 .1);
+        let indexed: Vec<(usize, &(f64, f64))> = bucket
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (b * size + i, p))
+            .collect();
+        for extreme in [indexed.iter().min_by(by_y), indexed.iter().max_by(by_y)]
+            .into_iter()
+            .flatten()
+        {
+            kept[extreme.0] = true;
+        }
+    }
+    for (i, p) in points.iter().enumerate() {
+        if keep.contains(&p.0) {
+            kept[i] = true;
+        }
+    }
+    points
+        .iter()
+        .zip(kept)
+        .filter_map(|(p, k)| k.then_some(*p))
+        .collect()
+}
+
+/// fishtest's graph: the LLR after each committed pair, both bounds, the decision marked.
+pub fn llr(path: &LlrPath) -> Result<String, ReportError> {
+    let x = 0.0..path.points.last().map_or(1, |p| p.pairs).max(1) as f64;
+    line_chart(&LineChart {
+        name: "llr",
+        title: "LLR over pairs".into(),
+        x_label: "pairs".into(),
+        y_label: "LLR".into(),
+        lines: vec![
+            Line::level(
+                format!("H1 bound {:.2}", path.upper_bound),
+                Ink::Accept,
+                path.upper_bound,
+                x.clone(),
+            ),
+            Line::level(
+                format!("H0 bound {:.2}", path.lower_bound),
+                Ink::Reject,
+                path.lower_bound,
+                x,
+            ),
+            Line::new(
+                "LLR",
+                Ink::Series(0),
+                path.points
+                    .iter()
+                    .map(|p| (p.pairs as f64, p.llr))
+                    .collect(),
+            ),
+        ],
+        marks: path
+            .decision
+            .iter()
+            .map(|d| Mark {
+                x: d.pairs as f64,
+                y: d.llr,
+                span: None,
+                label: format!("{} after {} pairs", d.state, d.pairs),
+                ink: Ink::Reference,
+            })
+            .collect(),
+        y_range: Some(padded(
+            path.points.iter().map(|p| p.llr),
+            &[path.lower_bound, path.upper_bound],
+        )),
     })
 }
 
-/// The first engine's Elo over games with its 95% interval.
-pub fn elo(points: &[EloPoint]) -> Result<String, ReportError> {
-    svg("elo", Style::SIZE, Some(points.len()), |root| {
-        let x_max = points.last().map_or(1, |p| p.games).max(1) as f64;
-        // The first few pairs' intervals span hundreds of Elo: clamp the view to what the
-        // later path needs, as fishtest does, so the estimate stays readable.
-        let y = padded(
-            points
-                .iter()
-                .skip(points.len() / 10)
-                .flat_map(|p| [p.lower, p.upper]),
-            &[0.0],
-        );
-        let mut chart = ChartBuilder::on(root)
-            .caption("Elo with its 95% interval", Style::caption())
-            .margin(12)
-            .x_label_area_size(36)
-            .y_label_area_size(48)
-            .build_cartesian_2d(0.0..x_max, y.clone())?;
-        chart
-            .configure_mesh()
-            .x_desc("games")
-            .y_desc("Elo")
-            .label_style(Style::label())
-            .light_line_style(Style::GRID.mix(0.1))
-            .draw()?;
-        let clamp = |v: f64| v.clamp(y.start, y.end);
-        for bound in [|p: &EloPoint| p.lower, |p: &EloPoint| p.upper] {
-            chart.draw_series(LineSeries::new(
-                points.iter().map(|p| (p.games as f64, clamp(bound(p)))),
-                Style::INTERVAL.stroke_width(1),
-            ))?;
-        }
-        chart.draw_series(LineSeries::new(
-            [(0.0, 0.0), (x_max, 0.0)],
-            Style::GRID.stroke_width(1),
-        ))?;
-        chart.draw_series(LineSeries::new(
-            points.iter().map(|p| (p.games as f64, clamp(p.elo))),
-            Style::PATH.stroke_width(2),
-        ))?;
-        Ok(())
+/// The first engine's Elo over games with its 95% interval; after an SPRT's decision, the
+/// stopping-aware estimate with its interval as a bar where the games end.
+pub fn elo(points: &[EloPoint], aware: Option<&SprtEstimate>) -> Result<String, ReportError> {
+    let x_max = points.last().map_or(1, |p| p.games).max(1) as f64;
+    // The first few pairs' intervals span hundreds of Elo: clamp the view to what the later
+    // path needs, as fishtest does, so the estimate stays readable.
+    let y = padded(
+        points
+            .iter()
+            .skip(points.len() / 10)
+            .flat_map(|p| [p.lower, p.upper])
+            .chain(aware.iter().flat_map(|a| [a.elo_ci[0], a.elo_ci[1]])),
+        &[0.0],
+    );
+    let path = |value: fn(&EloPoint) -> f64| -> Vec<(f64, f64)> {
+        points.iter().map(|p| (p.games as f64, value(p))).collect()
+    };
+    line_chart(&LineChart {
+        name: "elo",
+        title: "Elo with its 95% interval".into(),
+        x_label: "games".into(),
+        y_label: "Elo".into(),
+        lines: vec![
+            Line::new("95% interval", Ink::Interval, path(|p| p.lower)),
+            Line::new("", Ink::Interval, path(|p| p.upper)),
+            Line::level("", Ink::Reference, 0.0, 0.0..x_max),
+            Line::new("Elo", Ink::Series(0), path(|p| p.elo)),
+        ],
+        marks: aware
+            .iter()
+            .map(|a| Mark {
+                x: a.games as f64,
+                y: a.elo,
+                span: Some((a.elo_ci[0], a.elo_ci[1])),
+                label: format!(
+                    "SPRT-aware {:.1} [{:.1}, {:.1}]",
+                    a.elo, a.elo_ci[0], a.elo_ci[1]
+                ),
+                ink: Ink::Series(1),
+            })
+            .collect(),
+        y_range: Some(y),
     })
 }
 
@@ -214,12 +443,13 @@ fn bars(area: &Area<'_>, title: &str, labels: &[String], values: &[f64], y_desc:
         .margin(12)
         .x_label_area_size(36)
         .y_label_area_size(48)
-        .build_cartesian_2d((0..n).into_segmented(), 0.0..top)?;
+        .build_cartesian_2d((0..n - 1).into_segmented(), 0.0..top)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
         .y_desc(y_desc)
         .label_style(Style::label())
+        .y_label_formatter(&whole)
         .x_labels(n)
         .x_label_formatter(&|v| match v {
             SegmentValue::CenterOf(i) | SegmentValue::Exact(i) => {
@@ -280,33 +510,122 @@ pub fn games(terminations: &[(String, u64)], lengths: &[Bin]) -> Result<String, 
             .map(|(t, n)| (t.clone(), *n as f64))
             .unzip();
         bars(&left, "Terminations", &names, &counts, "games")?;
-        let labels: Vec<String> = lengths.iter().map(|b| b.start.to_string()).collect();
-        let counts: Vec<f64> = lengths.iter().map(|b| b.games as f64).collect();
-        bars(&right, "Game length (plies)", &labels, &counts, "games")
+        histogram(&right, "Game length", lengths, "plies", "games")
     })
 }
 
-/// The first engine's score (%) from the most lopsided openings, both games of each pair
-/// together.
-pub fn openings(results: &[OpeningResult], shown: usize) -> Result<String, ReportError> {
-    let shown = &results[..results.len().min(shown)];
-    svg("openings", Style::SIZE, Some(shown.len()), |root| {
-        let labels: Vec<String> = shown
-            .iter()
-            .map(|r| format!("{} ({}/{})", r.opening, r.lopsided, r.pairs))
-            .collect();
-        let scores: Vec<f64> = shown
-            .iter()
-            .map(|r| 100.0 * r.points / (2.0 * r.pairs as f64))
-            .collect();
-        bars(
-            root,
-            "Most lopsided openings: first engine's score, (lopsided/pairs)",
-            &labels,
-            &scores,
-            "score %",
+/// Bars over the bins of a numeric axis, whose ticks plotters places at round numbers: a label
+/// under each of thirty bars ran into each other.
+fn histogram(area: &Area<'_>, title: &str, bins: &[Bin], x_desc: &str, y_desc: &str) -> Drawn {
+    let end = bins.last().map_or(2, |b| b.end);
+    let top = bins.iter().map(|b| b.games).max().unwrap_or(0).max(1) as f64 * 1.1;
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, Style::caption())
+        .margin(12)
+        .x_label_area_size(36)
+        .y_label_area_size(48)
+        .build_cartesian_2d(0..end, 0.0..top)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .label_style(Style::label())
+        .x_labels(8)
+        .y_label_formatter(&whole)
+        .draw()?;
+    chart.draw_series(bins.iter().filter(|b| b.games > 0).map(|b| {
+        Rectangle::new(
+            [(b.start, 0.0), (b.end, b.games as f64)],
+            Style::BAR.filled(),
         )
-    })
+    }))?;
+    // A hairline between neighbours, so that adjacent bars still read as bins.
+    chart.draw_series(bins.iter().filter(|b| b.games > 0).map(|b| {
+        Rectangle::new(
+            [(b.start, 0.0), (b.end, b.games as f64)],
+            WHITE.stroke_width(1),
+        )
+    }))?;
+    Ok(())
+}
+
+/// A count axis labels only whole numbers: half a game is no tick.
+fn whole(v: &f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{v:.0}")
+    } else {
+        String::new()
+    }
+}
+
+/// The lopsided openings (a pair won twice by the same engine), most lopsided at the top: the
+/// first engine's score from each, both games of each pair together, as a bar from the even
+/// 50% (green toward the first engine, red away from it) with the opening's name beside it.
+/// Openings whose pairs were all balanced are left out; the caller says so when none is left.
+pub fn openings(results: &[OpeningResult], shown: usize) -> Result<String, ReportError> {
+    let shown: Vec<&OpeningResult> = results
+        .iter()
+        .filter(|r| r.lopsided > 0)
+        .take(shown)
+        .collect();
+    let n = shown.len().max(1);
+    let height = (n as u32 * 24 + 100).max(220);
+    svg(
+        "openings",
+        (Style::SIZE.0, height),
+        Some(shown.len()),
+        |root| {
+            let mut chart = ChartBuilder::on(root)
+                .caption("Lopsided openings", Style::caption())
+                .margin(12)
+                .x_label_area_size(36)
+                .y_label_area_size(200)
+                .build_cartesian_2d(0.0..100.0, n as f64..0.0)?;
+            // Row i spans i..i+1 from the top; its name sits at its middle.
+            let name = |y: &f64| {
+                let i = y.floor();
+                if (y - i - 0.5).abs() > 0.01 || i < 0.0 {
+                    return String::new();
+                }
+                shown
+                    .get(i as usize)
+                    .map(|r| format!("{} ({}/{})", r.opening, r.lopsided, r.pairs))
+                    .unwrap_or_default()
+            };
+            chart
+                .configure_mesh()
+                .disable_y_mesh()
+                .x_desc("first engine's score % (pairs won twice by one engine / pairs)")
+                .label_style(Style::label())
+                .y_labels(2 * n + 1)
+                .y_label_formatter(&name)
+                .draw()?;
+            for (i, r) in shown.iter().enumerate() {
+                let score = 100.0 * r.points / (2.0 * r.pairs as f64);
+                // An even score from lopsided pairs (won both ways) still shows as a sliver.
+                let end = if (score - 50.0).abs() < 0.5 {
+                    50.5
+                } else {
+                    score
+                };
+                let y = i as f64;
+                chart.draw_series(std::iter::once(Rectangle::new(
+                    [(50.0, y + 0.2), (end, y + 0.8)],
+                    heat(score / 100.0).mix(0.9).filled(),
+                )))?;
+                chart.draw_series(std::iter::once(Rectangle::new(
+                    [(50.0, y + 0.2), (end, y + 0.8)],
+                    Style::GRID.stroke_width(1),
+                )))?;
+            }
+            chart.draw_series(std::iter::once(PathElement::new(
+                [(50.0, 0.0), (50.0, n as f64)],
+                BLACK.stroke_width(1),
+            )))?;
+            Ok(())
+        },
+    )
 }
 
 /// A tournament's standings: each engine's Elo with its 95% interval as an error bar.
@@ -460,6 +779,7 @@ pub fn move_times(lines: &[MoveTimes]) -> Result<String, ReportError> {
             )?;
         used.configure_mesh()
             .x_desc("engine's move")
+            .x_label_formatter(&whole)
             .y_desc("ms")
             .label_style(Style::label())
             .light_line_style(Style::GRID.mix(0.1))
@@ -481,6 +801,7 @@ pub fn move_times(lines: &[MoveTimes]) -> Result<String, ReportError> {
         clock
             .configure_mesh()
             .x_desc("engine's move")
+            .x_label_formatter(&whole)
             .y_desc("ms")
             .label_style(Style::label())
             .light_line_style(Style::GRID.mix(0.1))
@@ -568,19 +889,10 @@ pub fn latency(spread: &[LatencySpread]) -> Result<String, ReportError> {
                 [(x - 0.15, at(s.median_ms)), (x + 0.15, at(s.p99_ms))],
                 colour.mix(0.3).filled(),
             )))?;
-            for (v, name) in [
-                (s.median_ms, "median"),
-                (s.p90_ms, "p90"),
-                (s.p99_ms, "p99"),
-            ] {
+            for v in [s.median_ms, s.p90_ms, s.p99_ms] {
                 chart.draw_series(std::iter::once(PathElement::new(
                     [(x - 0.2, at(v)), (x + 0.2, at(v))],
                     colour.stroke_width(2),
-                )))?;
-                chart.draw_series(std::iter::once(Text::new(
-                    format!("{name} {v:.1}"),
-                    (x + 0.22, at(v)),
-                    Style::label(),
                 )))?;
             }
             chart.draw_series(std::iter::once(Circle::new(
@@ -588,14 +900,40 @@ pub fn latency(spread: &[LatencySpread]) -> Result<String, ReportError> {
                 4,
                 colour.filled(),
             )))?;
-            chart.draw_series(std::iter::once(Text::new(
-                format!("max {:.1}", s.max_ms),
-                (x + 0.22, at(s.max_ms)),
-                Style::label(),
-            )))?;
+            let marks = [
+                (s.median_ms, "median"),
+                (s.p90_ms, "p90"),
+                (s.p99_ms, "p99"),
+                (s.max_ms, "max"),
+            ];
+            for (v, text) in close_labels(&marks) {
+                chart.draw_series(std::iter::once(Text::new(
+                    text,
+                    (x + 0.22, at(v)),
+                    Style::label(),
+                )))?;
+            }
         }
         Ok(())
     })
+}
+
+/// Labels for ascending values on a log axis, those within a factor of 1.3 of the first of
+/// their run joined into one (`p90 0.9, p99 1.0, max 1.0`): a few pixels apart, separate
+/// labels were drawn over each other.
+fn close_labels(marks: &[(f64, &str)]) -> Vec<(f64, String)> {
+    let mut labels: Vec<(f64, String)> = Vec::new();
+    for &(v, name) in marks {
+        let text = format!("{name} {v:.1}");
+        match labels.last_mut() {
+            Some((at, joined)) if v <= *at * 1.3 || v <= *at + 0.05 => {
+                joined.push_str(", ");
+                joined.push_str(&text);
+            }
+            _ => labels.push((v, text)),
+        }
+    }
+    labels
 }
 
 /// Games each engine played in time trouble, beside the games it lost on time.
@@ -612,7 +950,13 @@ pub fn time_trouble(rows: &[TimeTrouble]) -> Result<String, ReportError> {
             &trouble,
             "games",
         )?;
-        bars(&right, "Time forfeits", &names, &forfeits, "games")
+        // An empty panel reads as a chart that failed to draw: say there was nothing.
+        let title = if rows.iter().all(|r| r.forfeits == 0) {
+            "Time forfeits: none"
+        } else {
+            "Time forfeits"
+        };
+        bars(&right, title, &names, &forfeits, "games")
     })
 }
 
@@ -625,5 +969,128 @@ fn heat(score: f64) -> RGBColor {
         RGBColor(255, towards(255, 120, -t), towards(255, 120, -t))
     } else {
         RGBColor(towards(255, 120, t), 255, towards(255, 120, t))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A zigzag of 50,000 points (period 7, from -3 to 3) with one spike.
+    fn zigzag() -> Vec<(f64, f64)> {
+        (0..50_000)
+            .map(|i| {
+                let y = if i == 31_337 {
+                    100.0
+                } else {
+                    f64::from(i % 7) - 3.0
+                };
+                (f64::from(i), y)
+            })
+            .collect()
+    }
+
+    /// Thinned, the path keeps its ends, its spike, the point at a mark, and in every window of
+    /// 200 points the lowest and highest the full path reaches there.
+    #[test]
+    fn thinning_keeps_the_shape_and_the_marked_points() {
+        let points = zigzag();
+        let kept = thin(&points, MOST_DRAWN, &[12_345.0]);
+        assert!(kept.len() <= MOST_DRAWN + 1, "{}", kept.len());
+        assert_eq!(kept.first(), points.first());
+        assert_eq!(kept.last(), points.last());
+        assert!(kept.contains(&(31_337.0, 100.0)));
+        assert!(kept.contains(&points[12_345]));
+        assert!(
+            kept.windows(2).all(|w| w[0].0 < w[1].0),
+            "in order, no repeats"
+        );
+        let extremes = |p: &mut dyn Iterator<Item = f64>| {
+            p.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), y| {
+                (lo.min(y), hi.max(y))
+            })
+        };
+        for start in (0..50_000 - 200).step_by(200) {
+            let window = f64::from(start)..f64::from(start) + 200.0;
+            let full = extremes(&mut points.iter().filter(|p| window.contains(&p.0)).map(|p| p.1));
+            let drawn = extremes(&mut kept.iter().filter(|p| window.contains(&p.0)).map(|p| p.1));
+            assert_eq!(full, drawn, "{window:?}");
+        }
+        // A short path is drawn whole.
+        assert_eq!(thin(&points[..500], MOST_DRAWN, &[]), &points[..500]);
+    }
+
+    /// The number of points in each polyline of `svg`.
+    fn polylines(svg: &str) -> Vec<usize> {
+        svg.match_indices("points=\"")
+            .map(|(i, _)| {
+                let rest = &svg[i + 8..];
+                rest[..rest.find('"').unwrap()].split_whitespace().count()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_line_chart_counts_its_data_and_draws_a_few_thousand_points() {
+        let spec = LineChart {
+            name: "trace",
+            title: "A parameter".into(),
+            x_label: "iterations".into(),
+            y_label: "value".into(),
+            lines: vec![
+                Line::new("knight_mg", Ink::Series(0), zigzag()),
+                Line::new("bishop_mg", Ink::Series(1), zigzag()[..300].to_vec()),
+                Line::level("start", Ink::Reference, 0.0, 0.0..50_000.0),
+            ],
+            marks: vec![Mark {
+                x: 40_000.0,
+                y: 2.0,
+                span: Some((1.0, 3.0)),
+                label: "here".into(),
+                ink: Ink::Reference,
+            }],
+            y_range: None,
+        };
+        let svg = line_chart(&spec).unwrap();
+        assert!(
+            svg.starts_with("<svg data-chart=\"trace\" data-drawn=\""),
+            "{}",
+            &svg[..80]
+        );
+        assert!(
+            svg.contains("data-points=\"50300\""),
+            "the data, not the bounds"
+        );
+        let lines = polylines(&svg);
+        assert!(lines.contains(&300), "the short series whole: {lines:?}");
+        assert!(lines.contains(&2), "the level: {lines:?}");
+        let longest = *lines.iter().max().unwrap();
+        assert!(longest > 1000 && longest <= MOST_DRAWN + 1, "{lines:?}");
+        for text in ["knight_mg", "bishop_mg", "start", "here", "iterations"] {
+            assert!(svg.contains(text), "{text}");
+        }
+        assert!(svg.len() < 200_000, "{} bytes", svg.len());
+    }
+
+    /// Only openings with a pair won twice by one engine are drawn.
+    #[test]
+    fn only_lopsided_openings_are_drawn() {
+        let opening = |name: &str, lopsided| OpeningResult {
+            opening: name.into(),
+            pairs: 2,
+            points: 2.0 + lopsided as f64,
+            lopsided,
+        };
+        let results = [
+            opening("a.epd:1", 2),
+            opening("a.epd:2", 0),
+            opening("a.epd:3", 1),
+        ];
+        let svg = openings(&results, 16).unwrap();
+        assert!(svg.contains("data-points=\"2\""), "{svg}");
+        assert!(svg.contains("a.epd:1 (2/2)") && svg.contains("a.epd:3 (1/2)"));
+        assert!(!svg.contains("a.epd:2"));
+        let none = openings(&results[1..2], 16).unwrap();
+        assert!(none.contains("data-points=\"0\""));
     }
 }

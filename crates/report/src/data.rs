@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use arbiter_rules::Termination;
 use arbiter_runner::config::RunConfig;
-use arbiter_runner::records::GameEntry;
+use arbiter_runner::records::{GameEntry, MoveTime};
 use arbiter_stats::Sprt;
 use arbiter_store::{CommittedPair, GameResult, Run, RunId, Store, StoredGame, Totals};
 use futures_util::TryStreamExt;
@@ -16,6 +16,9 @@ use crate::ReportError;
 /// PGN or the move list.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GameFacts {
+    /// Its number in the run, from 1, as the PGN's `Round` and the JSON lines give it; 0 for a
+    /// game whose record lacks it.
+    pub number: u64,
     /// The pairing of its pair and the pair's index within it.
     pub pairing: u32,
     pub pair_index: u64,
@@ -38,6 +41,9 @@ pub struct GameFacts {
     pub lowest_clock_ms: [Option<i64>; 2],
     /// In a time forfeit, the engine whose flag fell (the side to move at the end).
     pub flagged: Option<String>,
+    /// In a time forfeit, the move that overran the clock (records from before it was kept
+    /// lack it).
+    pub flagged_move: Option<MoveTime>,
 }
 
 /// A run as a report sees it.
@@ -149,6 +155,8 @@ impl GameFacts {
             .as_ref()
             .map(|e| GameTimes::gather(e, row.plies, times))
             .unwrap_or_default();
+        let number = entry.as_ref().map_or(0, |e| e.game);
+        let flagged_move = entry.as_ref().and_then(|e| e.flagged_move);
         let (opening, engine_moves, move_ms_total) = match entry {
             // The book line as the PGN's BookEntry names it (`quick.epd:34`), without the
             // folders of the machine that played it.
@@ -166,6 +174,7 @@ impl GameFacts {
             }
         });
         GameFacts {
+            number,
             pairing: stored.pairing,
             pair_index: stored.pair_index,
             game_index: stored.game_index,
@@ -179,6 +188,7 @@ impl GameFacts {
             move_ms_total,
             lowest_clock_ms: game_times.lowest_clock_ms,
             flagged,
+            flagged_move,
         }
     }
 

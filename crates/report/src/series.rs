@@ -100,6 +100,40 @@ pub fn elo_path(pairs: &[CommittedPair], paired: bool) -> Vec<EloPoint> {
     points
 }
 
+/// The SPRT-aware Elo of a run the SPRT stopped: median-unbiased where the plain estimate leans
+/// toward the bound that stopped the test (statistics.md section 7, fishtest's `SPRT_elo`).
+/// Logistic Elo, as the plain `elo` beside it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct SprtEstimate {
+    /// The games and pairs it is computed from: the run's totals.
+    pub games: u64,
+    pub pairs: u64,
+    pub elo: f64,
+    /// Its 95% interval.
+    pub elo_ci: [f64; 2],
+    pub los: f64,
+    /// The LLR lay more than 3% beyond a bound (pairs committed after the decision): the
+    /// estimate treats the walk as stopped on the bound.
+    pub clamped: bool,
+}
+
+/// The SPRT-aware estimate of `totals` (the store's, after the decision) under `sprt`.
+pub fn sprt_estimate(
+    sprt: &Sprt,
+    totals: &Totals,
+    paired: bool,
+) -> Result<SprtEstimate, StatsError> {
+    let e = sprt.elo_estimate(&sample(totals, paired))?;
+    Ok(SprtEstimate {
+        games: totals.wins + totals.draws + totals.losses,
+        pairs: totals.pairs,
+        elo: e.elo,
+        elo_ci: [e.interval.0, e.interval.1],
+        los: e.los,
+        clamped: e.clamped,
+    })
+}
+
 /// Games per termination (`normal`, `adjudication`, `time forfeit` ...), most frequent first.
 pub fn terminations(games: &[GameFacts]) -> Vec<(String, u64)> {
     let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
@@ -348,9 +382,79 @@ pub fn time_trouble(
     rows
 }
 
+/// A move that lost on time, and whether the engine's search or what lay around it overran.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TimeLoss {
+    /// The game's number in the run.
+    pub game: u64,
+    /// The engine whose flag fell.
+    pub engine: String,
+    /// What the runner measured, from `go` to `bestmove` (or to the flag when none came).
+    pub move_ms: f64,
+    /// The search time the engine reported; none if it reported none (or never answered).
+    pub engine_ms: Option<u64>,
+    /// Its clock after the move, below zero; none under a time per move.
+    pub clock_ms: Option<i64>,
+    pub cause: TimeLossCause,
+}
+
+/// Where a time loss's time went, told by the search time the engine reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TimeLossCause {
+    /// The search time the engine reported was already more than its clock held: its time
+    /// management's fault.
+    Search,
+    /// Its last reported search time fit, and the overrun came after it: the engine's I/O, a
+    /// hang, scheduling, a loaded machine.
+    AfterSearch,
+    /// No search time to tell by.
+    Unknown,
+}
+
+impl TimeLossCause {
+    /// The words the report's table shows.
+    pub fn describe(self) -> &'static str {
+        match self {
+            TimeLossCause::Search => "its reported search alone overran the clock",
+            TimeLossCause::AfterSearch => "the overrun came after its last reported search time",
+            TimeLossCause::Unknown => "no search time reported",
+        }
+    }
+}
+
+/// Every time forfeit whose record holds the flagged move, in game order.
+pub fn time_losses(games: &[GameFacts]) -> Vec<TimeLoss> {
+    let mut losses: Vec<TimeLoss> = games
+        .iter()
+        .filter_map(|g| {
+            let m = g.flagged_move?;
+            // The move was not in time, so no increment came: the clock before it is the clock
+            // after plus the move.
+            let had_ms = m.clock_ms.map(|c| c as f64 + m.ms);
+            let cause = match (m.engine_ms, had_ms) {
+                (Some(search), Some(had)) if search as f64 > had => TimeLossCause::Search,
+                (Some(_), Some(_)) => TimeLossCause::AfterSearch,
+                _ => TimeLossCause::Unknown,
+            };
+            Some(TimeLoss {
+                game: g.number,
+                engine: g.flagged.clone()?,
+                move_ms: m.ms,
+                engine_ms: m.engine_ms,
+                clock_ms: m.clock_ms,
+                cause,
+            })
+        })
+        .collect();
+    losses.sort_by_key(|l| l.game);
+    losses
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use arbiter_runner::records::MoveTime;
     use arbiter_stats::{EloModel, Pentanomial, Sample};
     use arbiter_store::{GameResult, PairKey, PairTally};
     use std::time::SystemTime;
@@ -448,6 +552,7 @@ mod tests {
 
     fn game(plies: u32, termination: &str) -> GameFacts {
         GameFacts {
+            number: 1,
             pairing: 0,
             pair_index: 0,
             game_index: 0,
@@ -461,6 +566,7 @@ mod tests {
             move_ms_total: 0.0,
             lowest_clock_ms: [None, None],
             flagged: None,
+            flagged_move: None,
         }
     }
 
@@ -535,6 +641,44 @@ mod tests {
             g.flagged = None;
         }
         assert!(time_trouble(&engines, &games, &budgets(1000.0)).is_empty());
+    }
+
+    /// Clock before the flagged move = clock after + its time (no increment came). Game 3's
+    /// engine searched 1200 ms of the 1050 it had: its own overrun. Game 1's searched 100 of
+    /// 1050 and the move took 1100: the time around the search. Game 2 reported no search.
+    #[test]
+    fn time_losses_say_whether_the_search_overran() {
+        let lost = |number, engine: &str, engine_ms| {
+            let mut g = game(40, "time forfeit");
+            g.number = number;
+            g.flagged = Some(engine.to_owned());
+            g.flagged_move = Some(MoveTime {
+                ms: 1100.0,
+                engine_ms,
+                clock_ms: Some(-50),
+            });
+            g
+        };
+        let games = [
+            lost(3, "a", Some(1200)),
+            game(40, "normal"),
+            lost(1, "b", Some(100)),
+            lost(2, "a", None),
+        ];
+        let losses = time_losses(&games);
+        let got: Vec<(u64, &str, TimeLossCause)> = losses
+            .iter()
+            .map(|l| (l.game, l.engine.as_str(), l.cause))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (1, "b", TimeLossCause::AfterSearch),
+                (2, "a", TimeLossCause::Unknown),
+                (3, "a", TimeLossCause::Search)
+            ]
+        );
+        assert_eq!(losses[0].clock_ms, Some(-50));
     }
 
     /// Three games of `a`'s: its first move took 10, 20, 30 ms (median 20) with 900, 800, 700

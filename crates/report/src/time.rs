@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use arbiter_runner::records::GameEntry;
+use arbiter_runner::records::{GameEntry, MoveTime};
 use arbiter_runner::tc::ClockSpec;
 use serde::Serialize;
 
@@ -134,27 +134,41 @@ impl GameTimes {
             white_first,
         };
         let names = [entry.white.as_str(), entry.black.as_str()];
+        let flagged_side = times.side_to_move_at_end(entry.move_ms.len());
         for (side, name) in names.into_iter().enumerate() {
             let engine = engines.entry(name.to_owned()).or_default();
             // The side's moves are every other entry, starting with the first mover's.
             let start = usize::from((side == 0) != white_first);
-            for (number, i) in (start..entry.move_ms.len()).step_by(2).enumerate() {
-                if engine.by_move.len() <= number {
-                    engine.by_move.resize_with(number + 1, Default::default);
-                }
-                let (used, clock) = &mut engine.by_move[number];
-                used.add(entry.move_ms[i]);
-                if let Some(Some(left)) = entry.clock_ms.get(i) {
-                    clock.add(*left as f64);
-                    let lowest = &mut times.lowest_clock_ms[side];
-                    *lowest = Some(lowest.map_or(*left, |l| l.min(*left)));
-                }
-                if let Some(Some(search)) = entry.engine_ms.get(i) {
-                    engine.latency.add(entry.move_ms[i] - *search as f64);
-                }
+            let played = (start..entry.move_ms.len()).step_by(2).map(|i| MoveTime {
+                ms: entry.move_ms[i],
+                engine_ms: entry.engine_ms.get(i).copied().flatten(),
+                clock_ms: entry.clock_ms.get(i).copied().flatten(),
+            });
+            // The move that overran the clock comes last, as the side's next move.
+            let flagged = entry.flagged_move.filter(|_| side == flagged_side);
+            for (number, m) in played.chain(flagged).enumerate() {
+                times.add(side, engine, number, m);
             }
         }
         times
+    }
+
+    /// Adds one move of `side`'s, its `number`-th out of book, to its engine's times and to this
+    /// game's lowest clock.
+    fn add(&mut self, side: usize, engine: &mut EngineTimes, number: usize, m: MoveTime) {
+        if engine.by_move.len() <= number {
+            engine.by_move.resize_with(number + 1, Default::default);
+        }
+        let (used, clock) = &mut engine.by_move[number];
+        used.add(m.ms);
+        if let Some(left) = m.clock_ms {
+            clock.add(left as f64);
+            let lowest = &mut self.lowest_clock_ms[side];
+            *lowest = Some(lowest.map_or(left, |l| l.min(left)));
+        }
+        if let Some(search) = m.engine_ms {
+            engine.latency.add(m.ms - search as f64);
+        }
     }
 
     /// The side to move when the game ended after `engine_moves` engine moves: the one whose
@@ -224,6 +238,7 @@ mod tests {
                 .map(|i| (i % 2 == 0).then_some(9 * (i as u64 + 1)))
                 .collect(),
             clock_ms: (0..moves).map(|i| Some(1000 - 100 * i as i64)).collect(),
+            flagged_move: None,
             duration_ms: 0,
             runner_overhead_us: 0,
         }
@@ -251,5 +266,28 @@ mod tests {
         // After 5 engine moves from White's first, Black is to move; after 6, White.
         assert_eq!(times.side_to_move_at_end(5), 1);
         assert_eq!(times.side_to_move_at_end(6), 0);
+    }
+
+    /// The move that overran the clock was never played, yet it is Black's third move here (it
+    /// was to move after five engine moves): its time, its clock below zero and its latency
+    /// count with the rest of Black's.
+    #[test]
+    fn the_flagged_move_counts_as_its_sides_next_move() {
+        let fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+        let mut e = entry(fen, 5, "w", "b");
+        e.flagged_move = Some(MoveTime {
+            ms: 700.0,
+            engine_ms: Some(20),
+            clock_ms: Some(-50),
+        });
+        let mut engines = BTreeMap::new();
+        let times = GameTimes::gather(&e, 6, &mut engines);
+        let (w, b) = (&engines["w"], &engines["b"]);
+        assert_eq!((w.moves(), b.moves()), (3, 3));
+        assert_eq!(b.by_move[2].0.max(), Some(700.0));
+        assert_eq!(b.by_move[2].1.count(), 1);
+        assert_eq!(times.lowest_clock_ms, [Some(600), Some(-50)]);
+        assert_eq!((w.latency.count(), b.latency.count()), (3, 1));
+        assert_eq!(b.latency.max(), Some(680.0));
     }
 }

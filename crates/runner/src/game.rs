@@ -18,6 +18,7 @@ use crate::builtin::{as_game_thread, block_on};
 use crate::openings::Opening;
 use crate::player::{MoveRequest, Player, PositionCommand};
 use crate::process::EngineFault;
+use crate::records::MoveTime;
 use crate::tc::{charge_move, Clock, ClockTime, TimeControl};
 use crate::uci::{Clocks, GoLimits, Score};
 
@@ -61,6 +62,16 @@ impl MoveStats {
     }
 }
 
+impl From<&MoveStats> for MoveTime {
+    fn from(stats: &MoveStats) -> MoveTime {
+        MoveTime {
+            ms: stats.elapsed.as_secs_f64() * 1000.0,
+            engine_ms: stats.reported.map(|t| t.as_millis() as u64),
+            clock_ms: stats.clock_after.map(|c| c.as_millis()),
+        }
+    }
+}
+
 /// A finished game.
 #[derive(Clone, Debug)]
 pub struct GameRecord {
@@ -71,6 +82,10 @@ pub struct GameRecord {
     pub moves: Vec<Move>,
     /// Statistics of each engine move (`None` for book moves), parallel to `moves`.
     pub stats: Vec<Option<MoveStats>>,
+    /// In a time forfeit, the move that overran the clock: never played, so in neither `moves`
+    /// nor `stats`, yet its time (against what the engine said it searched, and the clock it
+    /// left below zero) is what shows whose fault the loss was.
+    pub flagged_move: Option<MoveStats>,
     pub outcome: Outcome,
     /// The result text exactly as cutechess and fastchess print it between braces (`White
     /// mates`, `Draw by adjudication`, `White makes an illegal move: e1e5`), for the
@@ -140,6 +155,7 @@ pub fn unplayable(
         opening: opening.clone(),
         moves: opening.moves.clone(),
         stats: vec![None; opening.moves.len()],
+        flagged_move: None,
         outcome,
         reason,
         detail,
@@ -242,6 +258,7 @@ async fn play(
 
     let players = [white, black];
     let mut fault = None;
+    let mut flagged_move = None;
     // The side the result text speaks of: the side to move at the end, or the side that
     // faulted.
     let (outcome, reason, faulted, side) = loop {
@@ -276,11 +293,34 @@ async fn play(
         let reply = match reply {
             Ok(reply) => reply,
             Err(engine_fault) => {
+                if let EngineFault::TimeForfeit { elapsed, searched } = engine_fault {
+                    // No `bestmove` before the flag: the time waited is the move's, charged
+                    // so that the clock shows how far past zero it ran, beside what the engine
+                    // said it had searched.
+                    charge_move(&mut clocks, side, elapsed, spec.time_margin);
+                    flagged_move = Some(MoveStats {
+                        score: None,
+                        depth: None,
+                        nodes: None,
+                        elapsed,
+                        reported: searched,
+                        clock_after: tc.clock.map(|_| clocks[side].remaining()),
+                    });
+                }
                 let outcome = forfeit(&pos, mover, termination_of(&engine_fault));
                 let reason = describe(&outcome, mover, None);
                 fault = Some(engine_fault);
                 break (outcome, reason, Some(mover), mover);
             }
+        };
+        let info = reply.info.as_ref();
+        let move_stats = |clocks: &[Clock; 2]| MoveStats {
+            score: info.and_then(|i| i.score),
+            depth: info.and_then(|i| i.depth),
+            nodes: info.and_then(|i| i.nodes),
+            elapsed: reply.elapsed,
+            reported: info.and_then(|i| i.time),
+            clock_after: tc.clock.map(|_| clocks[side].remaining()),
         };
         let think_time = reply.elapsed;
         overhead += reply_at
@@ -292,6 +332,8 @@ async fn play(
             None => deadline.is_some_and(|d| think_time > d),
         };
         if flagged {
+            // The clock was charged: it holds how far past zero the move ran.
+            flagged_move = Some(move_stats(&clocks));
             let outcome = forfeit(&pos, mover, Termination::TimeForfeit);
             let reason = describe(&outcome, mover, None);
             break (outcome, reason, Some(mover), mover);
@@ -312,16 +354,8 @@ async fn play(
         let loop_start = Instant::now();
         game.play_unchecked(mv);
         command.push(mv);
-        let info = reply.info.as_ref();
         let score = info.and_then(|i| i.score);
-        stats.push(Some(MoveStats {
-            score,
-            depth: info.and_then(|i| i.depth),
-            nodes: info.and_then(|i| i.nodes),
-            elapsed: think_time,
-            reported: info.and_then(|i| i.time),
-            clock_after: tc.clock.map(|_| clocks[side].remaining()),
-        }));
+        stats.push(Some(move_stats(&clocks)));
         let adjudicated = adjudicator.after_move(MovePlayed {
             mover,
             score,
@@ -344,6 +378,7 @@ async fn play(
         opening: spec.opening.clone(),
         moves: game.moves().to_vec(),
         stats,
+        flagged_move,
         outcome,
         reason,
         detail,
@@ -519,9 +554,35 @@ mod tests {
                 ..TimeControl::default()
             };
             let stop = Arc::new(AtomicBool::new(false));
-            let game = play_with("sleep 0.3; echo 'bestmove e2e4'", tc, stop).await;
+            let game = play_with(
+                "sleep 0.3; echo 'bestmove e2e4'",
+                tc.clone(),
+                Arc::clone(&stop),
+            )
+            .await;
             assert_eq!(game.reason, "White loses on time");
             assert_eq!(game.plies(), 0);
+            // The move that lost is kept though never played: the time the runner waited, up
+            // to the flag, charged to the clock, and no search time (the engine said none).
+            assert!(
+                game.stats.is_empty(),
+                "nothing played, nothing in the moves' stats"
+            );
+            let flagged = game.flagged_move.expect("the flagged move's time");
+            assert!(flagged.elapsed >= Duration::from_millis(100), "{flagged:?}");
+            assert_eq!(flagged.reported, None);
+            let clock = flagged.clock_after.expect("a clock").as_millis();
+            assert_eq!(clock, 100 - flagged.elapsed.as_millis() as i64);
+
+            // An engine that searches on past its flag, saying so: its last scored line's
+            // 180 ms of search rides with the flagged move.
+            let on_go = "echo 'info depth 1 score cp 5 time 180 pv e2e4'; sleep 0.3; \
+                         echo 'bestmove e2e4'";
+            let game = play_with(on_go, tc, stop).await;
+            assert_eq!(game.reason, "White loses on time");
+            let flagged = game.flagged_move.expect("the flagged move's time");
+            assert_eq!(flagged.reported, Some(Duration::from_millis(180)));
+            assert!(flagged.clock_after.expect("a clock").as_millis() <= 0);
         }
 
         /// An engine that dies in search is reported as it is on the runtime: how it ended,

@@ -94,7 +94,12 @@ pub enum EngineFault {
         waited: Duration,
     },
     #[error("no bestmove before the flag fell ({} used)", human_duration(*elapsed))]
-    TimeForfeit { elapsed: Duration },
+    /// `searched` is the search time the engine's last scored `info` line reported, if any:
+    /// beside `elapsed`, whether its search or what lay around it ran out the clock.
+    TimeForfeit {
+        elapsed: Duration,
+        searched: Option<Duration>,
+    },
     /// The engine never finished the handshake: a fault of its own, named as such, because
     /// "the engine exited" or "no uciok" alone sends people looking in the wrong place (a
     /// wrong `cmd`, an engine that speaks another protocol, one that needs an argument).
@@ -384,6 +389,14 @@ impl InfoFilter {
         None
     }
 
+    /// The search time (`info ... time`) of the scored line still held: what an engine cut
+    /// off by its flag said it had searched.
+    fn held_search_time(&self) -> Option<Duration> {
+        self.has_scored
+            .then(|| Info::parse(&text_of(&self.last_scored)).time)
+            .flatten()
+    }
+
     /// What is still held when the output ends: the notes, as the lines they were, so that an
     /// engine dying in search is reported with its last words.
     fn finish(&mut self, at: Instant) -> impl Iterator<Item = Line> {
@@ -663,8 +676,13 @@ impl UciProcess {
             let line = match self.next_line(give_up, "bestmove").await {
                 Ok(line) => line,
                 Err(EngineFault::Stalled { .. }) if flag.is_some() => {
+                    let searched = self
+                        .output
+                        .as_ref()
+                        .and_then(|o| o.filter.held_search_time());
                     return Err(EngineFault::TimeForfeit {
                         elapsed: started.elapsed(),
+                        searched,
                     });
                 }
                 Err(fault) => return Err(fault),

@@ -44,9 +44,24 @@ pub struct GameEntry {
     /// (increment included; negative within the time margin), none without a clock.
     #[serde(default)]
     pub clock_ms: Vec<Option<i64>>,
+    /// In a time forfeit, the move that overran the clock: never played, so in none of the
+    /// lists above. None in other games and in records written before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flagged_move: Option<MoveTime>,
     pub duration_ms: u64,
     /// Time the runner itself spent per engine move, outside the engines.
     pub runner_overhead_us: u64,
+}
+
+/// One engine move's timing, as the per-move lists of a [`GameEntry`] hold it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MoveTime {
+    /// From `go` to `bestmove` (or to the flag, when none came).
+    pub ms: f64,
+    /// The search time the engine reported, if it did.
+    pub engine_ms: Option<u64>,
+    /// The mover's clock after the move; negative past the flag. None without a clock.
+    pub clock_ms: Option<i64>,
 }
 
 /// What a JSON line is.

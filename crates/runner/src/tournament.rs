@@ -30,7 +30,7 @@ use crate::game::{play_game, GameRecord, GameSpec};
 use crate::openings::Book;
 use crate::player::{Player, PlayerSpec};
 use crate::process::EngineFault;
-use crate::records::{self, EntryKind, GameEntry, RunOutcome};
+use crate::records::{self, EntryKind, GameEntry, MoveTime, RunOutcome};
 use crate::tc::TimeControl;
 
 /// Everything a match needs, resolved and validated.
@@ -903,6 +903,7 @@ pub fn game_json(record: &GameRecord, number: u64, pair: u64) -> String {
         .iter()
         .map(|&mv| move_to_uci(Some(mv)))
         .collect();
+    let times: Vec<MoveTime> = record.stats.iter().flatten().map(MoveTime::from).collect();
     let entry = GameEntry {
         schema: records::SCHEMA,
         kind: EntryKind::Game,
@@ -917,24 +918,10 @@ pub fn game_json(record: &GameRecord, number: u64, pair: u64) -> String {
         opening: record.opening.source.clone(),
         fen: record.opening.start.fen(),
         moves: moves.join(" "),
-        move_ms: record
-            .stats
-            .iter()
-            .flatten()
-            .map(|s| s.elapsed.as_secs_f64() * 1000.0)
-            .collect(),
-        engine_ms: record
-            .stats
-            .iter()
-            .flatten()
-            .map(|s| s.reported.map(|t| t.as_millis() as u64))
-            .collect(),
-        clock_ms: record
-            .stats
-            .iter()
-            .flatten()
-            .map(|s| s.clock_after.map(|c| c.as_millis()))
-            .collect(),
+        move_ms: times.iter().map(|t| t.ms).collect(),
+        engine_ms: times.iter().map(|t| t.engine_ms).collect(),
+        clock_ms: times.iter().map(|t| t.clock_ms).collect(),
+        flagged_move: record.flagged_move.as_ref().map(MoveTime::from),
         duration_ms: record.duration.as_millis() as u64,
         runner_overhead_us: record.overhead.as_micros() as u64,
     };
