@@ -15,7 +15,7 @@ use staunton::PARAMS;
 
 /// `staunton bench` at the default depth: the engine's behavioural signature. Update it (and
 /// the README) with every change that alters search or evaluation.
-const BENCH_SIGNATURE: u64 = 1_257_921;
+const BENCH_SIGNATURE: u64 = 1_308_269;
 
 const EXE: &str = env!("CARGO_BIN_EXE_staunton");
 const TIMEOUT: Duration = Duration::from_secs(20);
@@ -183,9 +183,17 @@ fn setoption_of_a_piece_value_changes_the_evaluation() {
             .unwrap()
     };
     let before = eval(&mut s);
+    let knight = staunton::Params::default();
+    let (knight_mg, knight_eg) = (knight.knight_mg, knight.knight_eg);
     // Names are case-insensitive, as UCI says.
-    s.send("setoption name Knight_MG value 425");
-    s.send("setoption name knight_eg value 410");
+    s.send(&format!(
+        "setoption name Knight_MG value {}",
+        knight_mg + 100
+    ));
+    s.send(&format!(
+        "setoption name knight_eg value {}",
+        knight_eg + 100
+    ));
     let after = eval(&mut s);
     assert_eq!(after - before, 100, "before {before}, after {after}");
     // An out-of-range value is refused with a reason and changes nothing.
@@ -200,7 +208,15 @@ fn setoption_of_a_piece_value_changes_the_evaluation() {
     // A parameter file replaces every parameter: back to the default knight, 50 more for
     // both halves of the knight's value.
     let path = std::env::temp_dir().join(format!("staunton-uci-{}.toml", std::process::id()));
-    std::fs::write(&path, "knight_mg = 375\nknight_eg = 360\n").unwrap();
+    std::fs::write(
+        &path,
+        format!(
+            "knight_mg = {}\nknight_eg = {}\n",
+            knight_mg + 50,
+            knight_eg + 50
+        ),
+    )
+    .unwrap();
     s.send(&format!(
         "setoption name ParamsFile value {}",
         path.display()
@@ -566,18 +582,18 @@ fn params_subcommand_dumps_every_format() {
     let spsa = dump("--spsa");
     assert_eq!(spsa.lines().count(), PARAMS.len());
     assert!(
-        spsa.contains("knight_mg, int, 325, 200, 500, 12, 0.002"),
+        spsa.contains("knight_mg, int, 340, 200, 500, 12, 0.002"),
         "{spsa}"
     );
     let toml = dump("--toml");
-    assert!(toml.contains("queen_mg = 950"));
+    assert!(toml.contains("queen_mg = 1370"));
     let json: serde_json::Value = serde_json::from_str(&dump("--json")).unwrap();
     assert_eq!(json.as_array().unwrap().len(), PARAMS.len());
     let table = Command::new(EXE).arg("params").output().unwrap();
     let table = String::from_utf8(table.stdout).unwrap();
     assert!(table
         .lines()
-        .any(|l| l.starts_with("knight_mg") && l.contains("3.25")));
+        .any(|l| l.starts_with("knight_mg") && l.contains("3.40")));
 
     // A params file is loaded by --params, and a bad one is refused with exit status 2.
     let dir = std::env::temp_dir().join(format!("staunton-params-{}", std::process::id()));

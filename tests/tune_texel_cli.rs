@@ -69,7 +69,7 @@ fn a_fit_prints_k_the_loss_and_the_values_and_writes_a_params_file_a_match_plays
     );
     // Piece values in pawns, other weights in their own units.
     assert!(
-        stdout.contains("knight_mg                 3.25 -> "),
+        stdout.contains("knight_mg                 3.40 -> "),
         "{stdout}"
     );
     assert!(

@@ -104,27 +104,30 @@ macro_rules! declare_params {
 
 // name = default, min, max, c_end, r_end;
 declare_params! {
-    // ---- Material (centipawns). Classical values: 1, 3.25, 3.25, 5, 9.5 pawns.
+    // ---- Material (centipawns). Texel-fitted by arbiter (`arbiter tune texel configs/texel.toml`
+    // on 147,749 positions of 2000 datagen games; +49 +/- 21 Elo against the classical 1, 3.25,
+    // 3.25, 5, 9.5 pawns at 8000 nodes, crates/engine/CHANGELOG.md). The classical set is
+    // `configs/staunton-classical.toml`.
     /// Pawn value, middlegame.
-    pawn_mg = 100, 50, 200, 5.0, 0.002;
+    pawn_mg = 67, 50, 200, 5.0, 0.002;
     /// Pawn value, endgame.
-    pawn_eg = 115, 50, 250, 5.0, 0.002;
+    pawn_eg = 100, 50, 250, 5.0, 0.002;
     /// Knight value, middlegame.
-    knight_mg = 325, 200, 500, 12.0, 0.002;
+    knight_mg = 340, 200, 500, 12.0, 0.002;
     /// Knight value, endgame.
-    knight_eg = 310, 200, 500, 12.0, 0.002;
+    knight_eg = 346, 200, 500, 12.0, 0.002;
     /// Bishop value, middlegame.
-    bishop_mg = 325, 200, 500, 12.0, 0.002;
+    bishop_mg = 349, 200, 500, 12.0, 0.002;
     /// Bishop value, endgame.
-    bishop_eg = 335, 200, 500, 12.0, 0.002;
+    bishop_eg = 376, 200, 500, 12.0, 0.002;
     /// Rook value, middlegame.
-    rook_mg = 500, 300, 750, 18.0, 0.002;
+    rook_mg = 456, 300, 750, 18.0, 0.002;
     /// Rook value, endgame.
-    rook_eg = 530, 300, 800, 18.0, 0.002;
+    rook_eg = 648, 300, 800, 18.0, 0.002;
     /// Queen value, middlegame.
-    queen_mg = 950, 600, 1400, 30.0, 0.002;
+    queen_mg = 1370, 600, 1400, 30.0, 0.002;
     /// Queen value, endgame.
-    queen_eg = 980, 600, 1400, 30.0, 0.002;
+    queen_eg = 1116, 600, 1400, 30.0, 0.002;
 
     // ---- Piece-square shapes: each table is built from these few weights.
     /// Pawn bonus per rank advanced, middlegame.
@@ -497,14 +500,27 @@ mod tests {
     }
 
     #[test]
-    fn classical_piece_values() {
+    fn piece_values_are_texels_and_the_classical_set_is_a_file() {
         let p = Params::default();
         assert_eq!(
             [p.pawn_mg, p.knight_mg, p.bishop_mg, p.rook_mg, p.queen_mg],
+            [67, 340, 349, 456, 1370]
+        );
+        assert!(p.describe().contains("3.40"));
+        let classical =
+            Params::from_toml(include_str!("../../../configs/staunton-classical.toml")).unwrap();
+        assert_eq!(
+            [
+                classical.pawn_mg,
+                classical.knight_mg,
+                classical.bishop_mg,
+                classical.rook_mg,
+                classical.queen_mg
+            ],
             [100, 325, 325, 500, 950]
         );
-        assert!(p.describe().contains("3.25"));
-        assert!(p.describe().contains("9.50"));
+        assert!(classical.describe().contains("3.25"));
+        assert!(classical.describe().contains("9.50"));
     }
 
     #[test]
