@@ -56,7 +56,7 @@ pub struct TuningData {
     pub steps: Vec<StepPoint>,
     /// The confirmation SPRT's match report; none if the store holds no match of the tuned
     /// values against the start.
-    pub confirmation: Option<Report>,
+    pub confirmation: Option<Box<Report>>,
 }
 
 impl TuningData {
@@ -113,7 +113,7 @@ impl TuningData {
         let confirmation = match steps.last() {
             Some(last) => {
                 match confirmation_run(store, &found, &engine, &setup, &last.theta).await? {
-                    Some(id) => Some(Report::build(&RunData::load(store, id).await?)?),
+                    Some(id) => Some(Box::new(Report::build(&RunData::load(store, id).await?)?)),
                     None => None,
                 }
             }
@@ -245,7 +245,7 @@ pub struct TuningReport {
     /// The confirmation SPRT's headline numbers; none without one.
     pub confirmation: Option<Summary>,
     #[serde(skip)]
-    pub confirmation_report: Option<Report>,
+    pub confirmation_report: Option<Box<Report>>,
     #[serde(skip)]
     pub charts: Vec<TuningChart>,
 }
@@ -561,6 +561,21 @@ fn field(what: &str) -> String {
     what.to_lowercase().replace([' ', '/', '-'], "")
 }
 
+/// The values a trace shows: the path with room around it, but never beyond the range the
+/// tuner keeps the values in (`min..max`), so a path that reaches a bound runs along the edge.
+fn visible(values: impl Iterator<Item = f64>, min: f64, max: f64) -> std::ops::Range<f64> {
+    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    });
+    let room = ((hi - lo) * 0.15).max((max - min) * 0.02);
+    let y = (lo - room).max(min)..(hi + room).min(max);
+    if y.end > y.start {
+        y
+    } else {
+        min..max
+    }
+}
+
 /// The path of parameter `index` over the run's pairs: the start at 0, then the values after
 /// each step at the pairs played by then; the start as a level, the range as the chart's
 /// limits where the path comes near them.
@@ -576,15 +591,7 @@ fn trace(row: &ParamRow, index: usize, steps: &[StepPoint]) -> Result<TuningChar
         .collect();
     let (min, max) = (row.min * scale, row.max * scale);
     let x_end = points.last().map_or(1.0, |p| p.0).max(1.0);
-    // Fit the path, with room, but never beyond the range the tuner keeps the values in.
-    let (lo, hi) = points
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
-            (lo.min(p.1), hi.max(p.1))
-        });
-    let room = ((hi - lo) * 0.15).max((max - min) * 0.02);
-    let y = (lo - room).max(min)..(hi + room).min(max);
-    let y = if y.end > y.start { y } else { min..max };
+    let y = visible(points.iter().map(|p| p.1), min, max);
     let mut lines = vec![Line::level(
         format!("start {}", row.shown(row.start)),
         Ink::Reference,
@@ -628,4 +635,83 @@ fn trace(row: &ParamRow, index: usize, steps: &[StepPoint]) -> Result<TuningChar
         ),
         svg,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(name: &str, start: f64, min: f64, max: f64) -> ParamRow {
+        let param = SpsaParam {
+            name: name.to_owned(),
+            kind: ParamKind::Int,
+            start,
+            min,
+            max,
+            c_end: 1.0,
+            r_end: 0.002,
+        };
+        ParamRow {
+            name: param.name.clone(),
+            start,
+            tuned: start,
+            engine_value: start,
+            min,
+            max,
+            in_pawns: in_pawns(&param),
+        }
+    }
+
+    fn steps(values: &[f64]) -> Vec<StepPoint> {
+        values
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| StepPoint {
+                step: i as u64,
+                iteration: 4 * i as u64,
+                pairs: 4,
+                wins: 4,
+                draws: 0,
+                losses: 4,
+                theta: vec![v],
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_path_onto_its_bound_runs_along_the_charts_edge() {
+        let y = visible([10.0, 11.0, 12.0].into_iter(), 0.0, 12.0);
+        assert_eq!(y.end, 12.0);
+        assert!(y.start > 0.0 && y.start < 10.0, "{y:?}");
+        // A path that never moved still has a range to draw in.
+        let y = visible([5.0, 5.0].into_iter(), 5.0, 5.0);
+        assert_eq!(y, 5.0..5.0);
+        let y = visible([5.0, 5.0].into_iter(), 0.0, 100.0);
+        assert!(y.start < 5.0 && y.end > 5.0, "{y:?}");
+    }
+
+    #[test]
+    fn a_trace_holds_the_start_and_each_step_with_the_bound_it_reaches() {
+        let chart = trace(&row("x", 10.0, 0.0, 12.0), 0, &steps(&[11.0, 12.0])).unwrap();
+        assert_eq!(chart.name, "theta-x");
+        assert!(chart.svg.contains(" data-points=\"3\""), "{}", chart.svg);
+        assert!(chart.svg.contains("start 10"), "{}", chart.svg);
+        assert!(chart.svg.contains("max 12") && !chart.svg.contains("min 0"));
+    }
+
+    #[test]
+    fn staunton_piece_values_are_charted_in_pawns() {
+        let knight = row("knight_mg", 200.0, 100.0, 500.0);
+        assert!(knight.in_pawns);
+        assert!(!row("lmr_base", 200.0, 100.0, 500.0).in_pawns);
+        let chart = trace(&knight, 0, &steps(&[210.0])).unwrap();
+        assert!(chart.svg.contains("start 2.00") && chart.svg.contains("pawns"));
+        assert_eq!(knight.shown(203.4), "2.03");
+    }
+
+    #[test]
+    fn a_parameter_name_becomes_a_file_stem() {
+        let chart = trace(&row("Foo Bar/2", 1.0, 0.0, 2.0), 0, &[]).unwrap();
+        assert_eq!(chart.name, "theta-Foo_Bar_2");
+    }
 }
