@@ -87,6 +87,10 @@ fn a_tuning_run_reports_each_parameters_path_and_the_confirmation() {
 
     let (html, md, json) = report(dir.path(), "tune", "rep");
     assert!(html.contains("tune (SPSA tuning run 1)"), "{html}");
+    assert!(
+        html.contains("<p class=\"status\">finished: complete</p>"),
+        "{html}"
+    );
     let last = &steps[1];
     for (i, (name, start)) in [("knight_mg", "2.00"), ("bishop_mg", "4.50")]
         .into_iter()
@@ -172,4 +176,38 @@ fn a_tuning_run_without_a_confirmation_says_so() {
     assert!(json["confirmation"].is_null());
     assert!(!html.contains("id=\"confirmation\""));
     assert_eq!(json["steps"].as_array().unwrap().len(), 2);
+}
+
+/// A tuning run whose stored set-up this build cannot read is an error naming the run and
+/// what could not be read, not a panic or an empty report.
+#[test]
+fn an_unreadable_set_up_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let location = Location::parse(&dir.path().join("runs.db").display().to_string());
+        let store = Store::open(&location).await.unwrap();
+        let spec = arbiter_store::RunSpec::head_to_head(
+            "tune".into(),
+            7,
+            String::new(),
+            "sta+".into(),
+            "sta-".into(),
+            8,
+        );
+        let setup = arbiter_store::TuningSetup {
+            method: arbiter_store::TuningMethod::Spsa,
+            setup: "{}".into(),
+        };
+        store.create_tuning_run(&spec, &setup).await.unwrap();
+        store.close().await;
+    });
+    let out = arbiter(&["report", "tune", "--store", "runs.db"], dir.path());
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("run 1: the stored tuning set-up cannot be read: missing field `params`"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("report-tune").exists());
 }

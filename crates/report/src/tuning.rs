@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use arbiter_runner::config::{EngineConfig, RunConfig};
-use arbiter_store::{Run, RunId, RunState, Store, TuningMethod};
+use arbiter_store::{Run, RunId, RunOutcome, RunState, Store, TuningMethod};
 use arbiter_tune::spsa::{Hyper, ParamKind, Spsa, SpsaParam};
 use arbiter_tune::spsa_run::{option_value, SpsaConfig, SpsaSetup};
 use serde::Serialize;
@@ -229,8 +229,9 @@ pub struct TuningReport {
     pub name: String,
     /// The tuned engine.
     pub engine: String,
-    /// False while the run is in progress (or was interrupted).
-    pub finished: bool,
+    /// None while the run is in progress; `complete` when every step was played,
+    /// `interrupted` when it was stopped (rerunning resumes it).
+    pub verdict: Option<RunOutcome>,
     pub params: Vec<ParamRow>,
     pub hyper: Hyper,
     pub steps_planned: u64,
@@ -289,7 +290,10 @@ impl TuningReport {
             run: data.run.id.get(),
             name: data.run.spec.name.clone(),
             engine: data.engine.clone(),
-            finished: matches!(data.run.state, RunState::Finished { .. }),
+            verdict: match data.run.state {
+                RunState::Finished { verdict } => Some(verdict),
+                RunState::Running => None,
+            },
             params,
             hyper: setup.hyper.clone(),
             steps_planned,
@@ -333,11 +337,9 @@ impl TuningReport {
 
     fn headline(&self) -> (String, String) {
         let title = format!("{} (SPSA tuning run {})", self.name, self.run);
-        let status = if self.finished {
-            "finished".to_owned()
-        } else {
-            "in progress".to_owned()
-        };
+        let status = self
+            .verdict
+            .map_or("in progress".to_owned(), |v| format!("finished: {v}"));
         (title, status)
     }
 
