@@ -594,12 +594,7 @@ fn trace(row: &ParamRow, index: usize, steps: &[StepPoint]) -> Result<TuningChar
     let (min, max) = (row.min * scale, row.max * scale);
     let x_end = points.last().map_or(1.0, |p| p.0).max(1.0);
     let y = visible(points.iter().map(|p| p.1), min, max);
-    let mut lines = vec![Line::level(
-        format!("start {}", row.shown(row.start)),
-        Ink::Reference,
-        row.start * scale,
-        0.0..x_end,
-    )];
+    let mut lines = Vec::new();
     for (bound, label) in [(min, "min"), (max, "max")] {
         if y.contains(&bound) || bound == y.end {
             lines.push(Line::level(
@@ -610,6 +605,13 @@ fn trace(row: &ParamRow, index: usize, steps: &[StepPoint]) -> Result<TuningChar
             ));
         }
     }
+    // After the bounds, so that a start on a bound (a value tuned up from its minimum) shows.
+    lines.push(Line::level(
+        format!("start {}", row.shown(row.start)),
+        Ink::Reference,
+        row.start * scale,
+        0.0..x_end,
+    ));
     lines.push(Line::new(row.name.clone(), Ink::Series(index), points));
     let unit = if row.in_pawns { "pawns" } else { "value" };
     let svg = charts::line_chart(&LineChart {
