@@ -1,11 +1,12 @@
-//! `arbiter report RUN`: plotted results of a stored run as HTML, Markdown and JSON.
+//! `arbiter report RUN`: plotted results of a stored run as HTML, Markdown and JSON; for a
+//! tuning run, each parameter's path and the confirmation SPRT.
 
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
-use arbiter_report::{Format, Report, RunData};
+use arbiter_report::{Format, Report, RunData, TuningData, TuningReport};
 use arbiter_store::{Location, RunId, Store, StoreError};
 
 #[derive(clap::Args)]
@@ -32,19 +33,25 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<ExitCode> {
         .map(str::parse::<Format>)
         .collect::<Result<Vec<Format>, String>>()
         .map_err(|e| anyhow::anyhow!("--format: {e}"))?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("start the runtime")?;
-    let data = runtime.block_on(load(args))?;
-    let report = Report::build(&data)?;
     let out = args
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("report-{}", args.run)));
-    let written = report
-        .write(&out, &formats)
-        .with_context(|| format!("write the report into {}", out.display()))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("start the runtime")?;
+    let (written, markdown) = match runtime.block_on(load(args))? {
+        Loaded::Match(data) => {
+            let report = Report::build(&data)?;
+            (report.write(&out, &formats), report.markdown())
+        }
+        Loaded::Tuning(data) => {
+            let report = TuningReport::build(&data)?;
+            (report.write(&out, &formats), report.markdown())
+        }
+    };
+    let written = written.with_context(|| format!("write the report into {}", out.display()))?;
     // GitHub Actions shows this file on the run's page: the Markdown goes there as well.
     if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty()) {
         let path = PathBuf::from(summary);
@@ -52,7 +59,7 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<ExitCode> {
             .create(true)
             .append(true)
             .open(&path)
-            .and_then(|mut file| file.write_all(report.markdown().as_bytes()))
+            .and_then(|mut file| file.write_all(markdown.as_bytes()))
             .with_context(|| format!("append to GITHUB_STEP_SUMMARY {}", path.display()))?;
     }
     let mut stdout = std::io::stdout().lock();
@@ -62,7 +69,13 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-async fn load(args: &ReportArgs) -> anyhow::Result<RunData> {
+/// A run as its report reads it: a match (or tournament) by its games, a tuning run by its steps.
+enum Loaded {
+    Match(RunData),
+    Tuning(TuningData),
+}
+
+async fn load(args: &ReportArgs) -> anyhow::Result<Loaded> {
     let location = &args.store;
     // A mistyped path must not become an empty database.
     let store = Store::open_existing(&Location::parse(location))
@@ -80,7 +93,10 @@ async fn load(args: &ReportArgs) -> anyhow::Result<RunData> {
     let Some(found) = found else {
         bail!("run {key}: no such run in {location}")
     };
-    let data = RunData::load(&store, found.id).await?;
+    let data = match TuningData::load(&store, found.id).await? {
+        Some(tuning) => Loaded::Tuning(tuning),
+        None => Loaded::Match(RunData::load(&store, found.id).await?),
+    };
     store.close().await;
     Ok(data)
 }

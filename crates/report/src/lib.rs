@@ -13,6 +13,9 @@
 //! 3. [`render`] writes a self-contained HTML page, a GitHub-renderable Markdown summary with the
 //!    charts as SVG files beside it, and a JSON document of the numbers and series.
 //!
+//! A tuning run (SPSA) has no games in the store, only its steps: [`tuning`] reports it, with
+//! each parameter's path and the confirmation SPRT found beside it in the store.
+//!
 //! Every statistic comes from `arbiter_stats`; this crate only chooses what to draw.
 
 // A library speaks through its caller (events, writers, errors); the terminal is the binary's.
@@ -23,9 +26,11 @@ mod data;
 pub mod render;
 pub mod series;
 pub mod time;
+pub mod tuning;
 
 pub use data::{GameFacts, RunData};
 pub use render::{Format, Report};
+pub use tuning::{TuningData, TuningReport};
 
 /// What can go wrong building a report.
 #[derive(Debug, thiserror::Error)]
@@ -47,6 +52,13 @@ pub enum ReportError {
         what: String,
         #[source]
         source: arbiter_stats::StatsError,
+    },
+    /// A tuning run's stored set-up or values cannot be read (edited by hand, or damaged).
+    #[error("run {run}: the stored tuning {what} cannot be read: {reason}")]
+    Tuning {
+        run: i64,
+        what: &'static str,
+        reason: String,
     },
     /// A chart could not be drawn.
     #[error("chart {chart}: {message}")]

@@ -187,27 +187,19 @@ impl Report {
 
     /// Writes the `formats` into `dir` (created if needed); returns the files written.
     pub fn write(&self, dir: &Path, formats: &[Format]) -> std::io::Result<Vec<PathBuf>> {
-        std::fs::create_dir_all(dir)?;
-        let mut written = Vec::new();
-        let mut put = |name: &str, text: &str| -> std::io::Result<()> {
-            let path = dir.join(name);
-            std::fs::write(&path, text)?;
-            written.push(path);
-            Ok(())
-        };
-        for format in formats {
-            match format {
-                Format::Html => put("index.html", &self.html())?,
-                Format::Markdown => {
-                    for chart in &self.charts {
-                        put(&format!("{}.svg", chart.name), &chart.svg)?;
-                    }
-                    put("summary.md", &self.markdown())?;
-                }
-                Format::Json => put("report.json", &self.json())?,
-            }
-        }
-        Ok(written)
+        let charts: Vec<(&str, &str)> = self
+            .charts
+            .iter()
+            .map(|c| (c.name, c.svg.as_str()))
+            .collect();
+        write_formats(
+            dir,
+            formats,
+            &charts,
+            || self.html(),
+            || self.markdown(),
+            || self.json(),
+        )
     }
 
     /// The JSON document: summary, standings and series. Compact: a 100,000-game run's series
@@ -217,7 +209,7 @@ impl Report {
     }
 
     /// A heading line and the verdict in words.
-    fn headline(&self) -> (String, String) {
+    pub(crate) fn headline(&self) -> (String, String) {
         let s = &self.summary;
         let title = format!("{} (run {})", s.name, s.run);
         let status = match (s.verdict, &s.results.state) {
@@ -229,7 +221,7 @@ impl Report {
     }
 
     /// The rows of the totals table: (what, value).
-    fn rows(&self) -> Vec<(&'static str, String)> {
+    pub(crate) fn rows(&self) -> Vec<(&'static str, String)> {
         let s = &self.summary;
         let mut rows = vec![
             ("Engines", s.engines.join(" vs ")),
@@ -435,8 +427,42 @@ impl Report {
     }
 }
 
+/// Writes a report's `formats` into `dir` (created if needed): `index.html`, `summary.md` with
+/// the `charts` (file stem, SVG) beside it, `report.json`. Returns the files written.
+pub(crate) fn write_formats(
+    dir: &Path,
+    formats: &[Format],
+    charts: &[(&str, &str)],
+    html: impl Fn() -> String,
+    markdown: impl Fn() -> String,
+    json: impl Fn() -> String,
+) -> std::io::Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir)?;
+    let mut written = Vec::new();
+    let mut put = |name: &str, text: &str| -> std::io::Result<()> {
+        let path = dir.join(name);
+        std::fs::write(&path, text)?;
+        written.push(path);
+        Ok(())
+    };
+    for format in formats {
+        match format {
+            Format::Html => put("index.html", &html())?,
+            Format::Markdown => {
+                for (name, svg) in charts {
+                    put(&format!("{name}.svg"), svg)?;
+                }
+                put("summary.md", &markdown())?;
+            }
+            Format::Json => put("report.json", &json())?,
+        }
+    }
+    Ok(written)
+}
+
 /// Scales the charts to the screen's width, so a phone shows the whole page without zooming.
-const STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:820px;margin:0 auto;\
+pub(crate) const STYLE: &str =
+    "body{font-family:system-ui,sans-serif;max-width:820px;margin:0 auto;\
 padding:12px;color:#222}h1{font-size:1.3em;word-break:break-word}.status{font-weight:bold}\
 table{border-collapse:collapse;margin:8px 0;width:100%}th,td{text-align:left;padding:4px 8px;\
 border-bottom:1px solid #ddd}figure{margin:16px 0}figure svg{width:100%;height:auto}\
@@ -455,7 +481,7 @@ fn standings_cells(e: &StandingsRow) -> [String; 6] {
     ]
 }
 
-fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
