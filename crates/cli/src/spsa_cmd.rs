@@ -19,7 +19,7 @@ use arbiter_runner::config::RunConfig;
 use arbiter_runner::player::{PlayerKind, PlayerSpec};
 use arbiter_runner::tournament::Event;
 use arbiter_store::{Location, Pairing, RunId, RunSpec, RunState, Store, Totals};
-use arbiter_tune::spsa::{ParamKind, Spsa, SpsaParam};
+use arbiter_tune::spsa::{Spsa, SpsaParam};
 use arbiter_tune::spsa_run::{self, option_value, SpsaConfig, SpsaSetup, StepDone};
 use tokio::sync::mpsc;
 
@@ -249,19 +249,6 @@ async fn tune(args: &SpsaArgs) -> anyhow::Result<Option<RunConfig>> {
     })
 }
 
-/// How a value reads for people: piece values in pawns, as staunton shows them.
-fn shown(param: &SpsaParam, value: f64) -> String {
-    let piece_value =
-        staunton::params::spec(&param.name).is_some_and(|(_, spec)| spec.is_piece_value());
-    if piece_value {
-        format!("{:.2}", value / 100.0)
-    } else if param.kind == ParamKind::Int && value.fract() == 0.0 {
-        format!("{value}")
-    } else {
-        format!("{value:.2}")
-    }
-}
-
 /// `step 12/50, iteration 88: +14 =52 -14 over the last 40 pairs; knight_mg 2.43 (start
 /// 2.00), ...`
 fn progress_line(spsa: &Spsa, done: &StepDone, since: &Totals) -> String {
@@ -269,7 +256,7 @@ fn progress_line(spsa: &Spsa, done: &StepDone, since: &Totals) -> String {
         .params()
         .iter()
         .zip(&done.theta)
-        .map(|(p, &v)| format!("{} {} (start {})", p.name, shown(p, v), shown(p, p.start)))
+        .map(|(p, &v)| format!("{} {} (start {})", p.name, p.shown(v), p.shown(p.start)))
         .collect();
     format!(
         "step {}/{}, iteration {}: +{} ={} -{} over the last {} pairs; {}",
@@ -294,19 +281,11 @@ fn value_table(spsa: &Spsa, theta: &[f64]) -> Vec<String> {
         lines.push(format!(
             "{:<24} {:>10} {:>10}",
             p.name,
-            shown(p, p.start),
-            shown(p, v)
+            p.shown(p.start),
+            p.shown(v)
         ));
     }
     lines
-}
-
-/// The value an engine is given: integers rounded (θ is fractional between steps).
-fn final_value(param: &SpsaParam, value: f64) -> f64 {
-    match param.kind {
-        ParamKind::Int => value.round(),
-        ParamKind::Float => value,
-    }
 }
 
 /// Writes the tuned values as the engine takes them: a staunton parameter file (every
@@ -323,7 +302,7 @@ fn write_tuned(
             let mut tuned = builtin.params.clone();
             for (p, &v) in params.iter().zip(theta) {
                 tuned
-                    .set(&p.name, final_value(p, v) as i64)
+                    .set(&p.name, p.engine_value(v) as i64)
                     .with_context(|| format!("tuned value of {}", p.name))?;
             }
             (out.join(format!("{name}-tuned.toml")), tuned.to_toml())
@@ -336,7 +315,7 @@ fn write_tuned(
                     format!(
                         "setoption name {} value {}\n",
                         p.name,
-                        option_value(p.kind, final_value(p, v))
+                        option_value(p.kind, p.engine_value(v))
                     )
                 })
                 .collect();
@@ -365,7 +344,7 @@ fn summary_json(
                 "kind": p.kind,
                 "start": p.start,
                 "theta": v,
-                "tuned": final_value(p, v),
+                "tuned": p.engine_value(v),
                 "min": p.min,
                 "max": p.max,
             })
@@ -416,7 +395,7 @@ fn confirm_config(
         let mut e = engine.clone();
         e.name = format!("{}-{suffix}", engine.name);
         for (p, &v) in spsa.params().iter().zip(values) {
-            let v = final_value(p, v);
+            let v = p.engine_value(v);
             if e.builtin.is_some() {
                 e.params.insert(p.name.clone(), v as i64);
             } else {

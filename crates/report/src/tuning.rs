@@ -165,26 +165,13 @@ async fn confirmation_run(
 /// engine's parameters, a UCI engine's options.
 fn plays_at(engine: &EngineConfig, params: &[SpsaParam], values: &[f64]) -> bool {
     params.iter().zip(values).all(|(p, &v)| {
-        let v = engine_value(p, v);
+        let v = p.engine_value(v);
         if engine.builtin.is_some() {
             engine.params.get(&p.name) == Some(&(v as i64))
         } else {
             engine.settings.options.get(&p.name) == Some(&option_value(p.kind, v))
         }
     })
-}
-
-/// The value an engine is given: an integer parameter's rounded.
-fn engine_value(param: &SpsaParam, value: f64) -> f64 {
-    match param.kind {
-        ParamKind::Int => value.round(),
-        ParamKind::Float => value,
-    }
-}
-
-/// staunton's piece values read in pawns, as `arbiter tune spsa` and staunton show them.
-fn in_pawns(param: &SpsaParam) -> bool {
-    staunton::params::spec(&param.name).is_some_and(|(_, spec)| spec.is_piece_value())
 }
 
 /// One parameter's line of the table.
@@ -200,17 +187,13 @@ pub struct ParamRow {
     pub max: f64,
     /// A staunton piece value: the charts and the table show it in pawns (the value / 100).
     pub in_pawns: bool,
+    pub kind: ParamKind,
 }
 
 impl ParamRow {
+    /// As `arbiter tune spsa` shows the value (the tuning crate's one rule).
     fn shown(&self, value: f64) -> String {
-        if self.in_pawns {
-            format!("{:.2}", value / 100.0)
-        } else if value.fract() == 0.0 {
-            format!("{value}")
-        } else {
-            format!("{value:.2}")
-        }
+        arbiter_tune::spsa::shown(&self.name, self.kind, value)
     }
 }
 
@@ -266,10 +249,11 @@ impl TuningReport {
                     name: p.name.clone(),
                     start: p.start,
                     tuned,
-                    engine_value: engine_value(p, tuned),
+                    engine_value: p.engine_value(tuned),
                     min: p.min,
                     max: p.max,
-                    in_pawns: in_pawns(p),
+                    in_pawns: p.is_piece_value(),
+                    kind: p.kind,
                 }
             })
             .collect();
@@ -662,7 +646,8 @@ mod tests {
             engine_value: start,
             min,
             max,
-            in_pawns: in_pawns(&param),
+            in_pawns: param.is_piece_value(),
+            kind: param.kind,
         }
     }
 

@@ -55,6 +55,44 @@ pub struct SpsaParam {
     pub r_end: f64,
 }
 
+impl SpsaParam {
+    /// The value an engine is given: an integer parameter's rounded (θ is fractional between
+    /// steps; the stochastic rounding is only for the perturbed sides).
+    pub fn engine_value(&self, value: f64) -> f64 {
+        match self.kind {
+            ParamKind::Int => value.round(),
+            ParamKind::Float => value,
+        }
+    }
+
+    /// One of staunton's piece values, which people read in pawns.
+    pub fn is_piece_value(&self) -> bool {
+        is_piece_value(&self.name)
+    }
+
+    /// How a value reads for people ([`shown`]).
+    pub fn shown(&self, value: f64) -> String {
+        shown(&self.name, self.kind, value)
+    }
+}
+
+/// How a parameter's value reads for people, in progress lines, tables and charts: staunton's
+/// piece values in pawns as staunton shows them, whole integers as integers, the rest with two
+/// decimals.
+pub fn shown(name: &str, kind: ParamKind, value: f64) -> String {
+    if is_piece_value(name) {
+        format!("{:.2}", value / 100.0)
+    } else if kind == ParamKind::Int && value.fract() == 0.0 {
+        format!("{value}")
+    } else {
+        format!("{value:.2}")
+    }
+}
+
+fn is_piece_value(name: &str) -> bool {
+    staunton::params::spec(name).is_some_and(|(_, spec)| spec.is_piece_value())
+}
+
 /// The run's hyper-parameters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Hyper {
