@@ -363,23 +363,8 @@ impl Report {
     /// The self-contained page: charts inline, no script, no network, readable on a phone.
     pub fn html(&self) -> String {
         let (title, status) = self.headline();
-        let mut html = format!(
-            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-             <title>arbiter report: {}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
-             <h1>{}</h1>\n<p class=\"status\">{}</p>\n<table class=\"totals\">\n",
-            escape(&title),
-            escape(&title),
-            escape(&status),
-        );
-        for (what, value) in self.rows() {
-            let _ = writeln!(
-                html,
-                "<tr><th>{what}</th><td data-field=\"{}\">{}</td></tr>",
-                what.to_lowercase().replace([' ', '/'], ""),
-                escape(&value)
-            );
-        }
+        let mut html = page_start(&title, &status);
+        totals_rows(&mut html, &self.rows());
         html.push_str("</table>\n");
         if let Some(s) = &self.standings {
             html.push_str(
@@ -461,7 +446,7 @@ pub(crate) fn write_formats(
 }
 
 /// Scales the charts to the screen's width, so a phone shows the whole page without zooming.
-pub(crate) const STYLE: &str =
+const STYLE: &str =
     "body{font-family:system-ui,sans-serif;max-width:820px;margin:0 auto;\
 padding:12px;color:#222}h1{font-size:1.3em;word-break:break-word}.status{font-weight:bold}\
 table{border-collapse:collapse;margin:8px 0;width:100%}th,td{text-align:left;padding:4px 8px;\
@@ -479,6 +464,38 @@ fn standings_cells(e: &StandingsRow) -> [String; 6] {
         e.score
             .map_or("-".to_owned(), |s| format!("{:.1}%", 100.0 * s)),
     ]
+}
+
+/// Every report page's start: the head with its style, the title, the status line and the
+/// totals table, left open for its rows.
+pub(crate) fn page_start(title: &str, status: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>arbiter report: {}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
+         <h1>{}</h1>\n<p class=\"status\">{}</p>\n<table class=\"totals\">\n",
+        escape(title),
+        escape(title),
+        escape(status),
+    )
+}
+
+/// A totals table's rows, each value's cell named by its row ([`field`]).
+pub(crate) fn totals_rows(html: &mut String, rows: &[(&'static str, String)]) {
+    for (what, value) in rows {
+        let _ = writeln!(
+            html,
+            "<tr><th>{what}</th><td data-field=\"{}\">{}</td></tr>",
+            field(what),
+            escape(value)
+        );
+    }
+}
+
+/// A row's or column's name as its cells' `data-field`, for scripts and tests: `W / D / L` is
+/// `wdl`, `SPRT-aware Elo` is `sprt-awareelo`.
+pub(crate) fn field(what: &str) -> String {
+    what.to_lowercase().replace([' ', '/'], "")
 }
 
 pub(crate) fn escape(text: &str) -> String {

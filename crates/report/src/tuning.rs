@@ -19,7 +19,9 @@ use arbiter_tune::spsa_run::{option_value, SpsaConfig, SpsaSetup};
 use serde::Serialize;
 
 use crate::charts::{self, Ink, Line, LineChart};
-use crate::render::{escape, write_formats, Format, Report, Summary, STYLE};
+use crate::render::{
+    escape, field, page_start, totals_rows, write_formats, Format, Report, Summary,
+};
 use crate::{ReportError, RunData};
 
 /// One committed step, as the report shows it.
@@ -453,23 +455,8 @@ impl TuningReport {
     /// The self-contained page: charts inline, no script, no network.
     pub fn html(&self) -> String {
         let (title, status) = self.headline();
-        let mut html = format!(
-            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-             <title>arbiter report: {}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
-             <h1>{}</h1>\n<p class=\"status\">{}</p>\n<table class=\"totals\">\n",
-            escape(&title),
-            escape(&title),
-            escape(&status),
-        );
-        for (what, value) in self.rows() {
-            let _ = writeln!(
-                html,
-                "<tr><th>{what}</th><td data-field=\"{}\">{}</td></tr>",
-                field(what),
-                escape(&value)
-            );
-        }
+        let mut html = page_start(&title, &status);
+        totals_rows(&mut html, &self.rows());
         html.push_str("</table>\n<table class=\"params\">\n<tr>");
         let (header, rows) = self.param_cells();
         for h in header {
@@ -514,14 +501,7 @@ impl TuningReport {
                 escape(&title),
                 escape(&status)
             );
-            for (what, value) in report.rows() {
-                let _ = writeln!(
-                    html,
-                    "<tr><th>{what}</th><td data-field=\"{}\">{}</td></tr>",
-                    field(what),
-                    escape(&value)
-                );
-            }
+            totals_rows(&mut html, &report.rows());
             html.push_str("</table>\n");
             if let Some(chart) = self.confirmation_chart() {
                 let _ = writeln!(
@@ -540,11 +520,6 @@ impl TuningReport {
         html.push_str("</body>\n</html>\n");
         html
     }
-}
-
-/// A row's name as its cell's `data-field`: `W / D / L` is `wdl`.
-fn field(what: &str) -> String {
-    what.to_lowercase().replace([' ', '/', '-'], "")
 }
 
 /// The values a trace shows: the path with room around it, but never beyond the range the
