@@ -446,8 +446,7 @@ pub(crate) fn write_formats(
 }
 
 /// Scales the charts to the screen's width, so a phone shows the whole page without zooming.
-const STYLE: &str =
-    "body{font-family:system-ui,sans-serif;max-width:820px;margin:0 auto;\
+const STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:820px;margin:0 auto;\
 padding:12px;color:#222}h1{font-size:1.3em;word-break:break-word}.status{font-weight:bold}\
 table{border-collapse:collapse;margin:8px 0;width:100%}th,td{text-align:left;padding:4px 8px;\
 border-bottom:1px solid #ddd}figure{margin:16px 0}figure svg{width:100%;height:auto}\

@@ -341,15 +341,7 @@ where
 
         // 1. Only a running run takes steps (and on PostgreSQL this locks its row, so that
         //    steps and `finish_run` of one run go one at a time).
-        let open = sqlx::query(
-            "UPDATE runs SET updated_at_ms = $2 WHERE id = $1 AND state = 'running' RETURNING id",
-        )
-        .bind(run.get())
-        .bind(now)
-        .fetch_optional(&mut *tx)
-        .await
-        .map_err(|e| self.fail(operation(), e))?;
-        if open.is_none() {
+        if !self.touch_running(&mut tx, run, now, &operation).await? {
             drop(tx);
             return Err(self.why_closed(run).await);
         }
@@ -595,15 +587,7 @@ where
 
         // 3. Only a running run takes pairs. On PostgreSQL this also locks the run's row, so a
         //    concurrent `finish_run` goes strictly before or after.
-        let open = sqlx::query(
-            "UPDATE runs SET updated_at_ms = $2 WHERE id = $1 AND state = 'running' RETURNING id",
-        )
-        .bind(run.get())
-        .bind(now)
-        .fetch_optional(&mut *tx)
-        .await
-        .map_err(|e| self.fail(operation(), e))?;
-        if open.is_none() {
+        if !self.touch_running(&mut tx, run, now, &operation).await? {
             drop(tx);
             return Err(self.refusal(pair).await);
         }
@@ -818,6 +802,27 @@ where
             .begin_with(DB::BEGIN_WRITE)
             .await
             .map_err(|e| self.fail(operation(), e))
+    }
+
+    /// Whether `run` is running, marking it updated at `now` inside `tx`. Pairs and steps are
+    /// committed only to a running run, and on PostgreSQL this locks the run's row, so a
+    /// concurrent `finish_run` goes strictly before or after.
+    async fn touch_running(
+        &self,
+        tx: &mut sqlx::Transaction<'static, DB>,
+        run: RunId,
+        now: i64,
+        operation: &impl Fn() -> String,
+    ) -> Result<bool> {
+        let open = sqlx::query(
+            "UPDATE runs SET updated_at_ms = $2 WHERE id = $1 AND state = 'running' RETURNING id",
+        )
+        .bind(run.get())
+        .bind(now)
+        .fetch_optional(&mut **tx)
+        .await
+        .map_err(|e| self.fail(operation(), e))?;
+        Ok(open.is_some())
     }
 
     /// Why `run` refused a state change: it does not exist, or it is finished.
