@@ -645,16 +645,7 @@ pub fn standings(s: &Standings) -> Result<String, ReportError> {
             .y_desc("Elo")
             .label_style(Style::label())
             .x_labels(n)
-            .x_label_formatter(&|x| {
-                let i = x.round();
-                if (x - i).abs() > 0.01 || i < 0.0 {
-                    return String::new();
-                }
-                s.engines
-                    .get(i as usize)
-                    .map(|e| e.name.clone())
-                    .unwrap_or_default()
-            })
+            .x_label_formatter(&|&x| category_label(x, |i| s.engines.get(i).map(|e| &e.name)))
             .draw()?;
         for (i, e) in s.engines.iter().enumerate() {
             let x = i as f64;
@@ -870,16 +861,7 @@ pub fn latency(spread: &[LatencySpread]) -> Result<String, ReportError> {
             .y_desc("ms (runner's time - engine's time)")
             .label_style(Style::label())
             .x_labels(n)
-            .x_label_formatter(&|x| {
-                let i = x.round();
-                if (x - i).abs() > 0.01 || i < 0.0 {
-                    return String::new();
-                }
-                spread
-                    .get(i as usize)
-                    .map(|s| s.engine.clone())
-                    .unwrap_or_default()
-            })
+            .x_label_formatter(&|&x| category_label(x, |i| spread.get(i).map(|s| &s.engine)))
             .draw()?;
         for (i, s) in spread.iter().enumerate() {
             let x = i as f64;
@@ -970,6 +952,16 @@ fn heat(score: f64) -> RGBColor {
     } else {
         RGBColor(towards(255, 120, t), 255, towards(255, 120, t))
     }
+}
+
+/// The name of the category drawn at x = 0, 1, 2 ... (an engine), for an axis whose ticks also
+/// fall between them: empty off the categories' centres.
+fn category_label<'a>(x: f64, name: impl Fn(usize) -> Option<&'a String>) -> String {
+    let i = x.round();
+    if (x - i).abs() > 0.01 || i < 0.0 {
+        return String::new();
+    }
+    name(i as usize).cloned().unwrap_or_default()
 }
 
 #[cfg(test)]
