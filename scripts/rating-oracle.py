@@ -8,6 +8,10 @@ log-likelihood, not from its formula; the interval is the sandwich I^-1 J I^-1 w
 observed variance of each pairing's points. Run at development time (numpy and scipy are not
 dependencies of the project); its output is pasted into crates/stats/tests/rating.rs.
 
+The second list has a sweep (alpha won all its games against bravo), so no finite maximum
+exists without a prior: every pairing takes BayesElo's two virtual draws, and the list is
+centred on its mean.
+
     python3 scripts/rating-oracle.py
 """
 import math
@@ -33,15 +37,24 @@ GAMES = [
 ]
 ANCHOR, ANCHOR_ELO = 0, 2800.0
 
+SWEEP_NAMES = ["alpha", "bravo", "charlie", "delta"]
+SWEEP_GAMES = [
+    (0, 1, 10, 0, 0),    # the sweep
+    (1, 2, 12, 10, 8),
+    (2, 3, 9, 12, 9),
+    (1, 3, 15, 10, 5),
+]
+VIRTUAL_DRAWS = 2
+
 
 def regularized(w, d, l):
     return [x if x > 0 else EPS for x in (l, d, w)]  # low score to high
 
 
-def loglik(free):
+def loglik(free, games):
     theta = np.concatenate([[0.0], free])
     total = 0.0
-    for a, b, w, d, l in GAMES:
+    for a, b, w, d, l in games:
         counts = regularized(w, d, l)
         n = sum(counts)
         points = counts[1] * 0.5 + counts[2]
@@ -50,9 +63,14 @@ def loglik(free):
     return total
 
 
-def main():
-    m = len(NAMES)
-    res = minimize(lambda x: -loglik(x), np.zeros(m - 1), method="BFGS",
+def fit(names, games, anchor, anchor_elo):
+    """anchor None: mean zero."""
+    m = len(names)
+
+    def loglik_(x):
+        return loglik(x, games)
+
+    res = minimize(lambda x: -loglik_(x), np.zeros(m - 1), method="BFGS",
                    options={"gtol": 1e-11, "maxiter": 10000})
     free = res.x
     # Newton polish with the finite-difference Hessian, in case BFGS stopped early.
@@ -64,20 +82,20 @@ def main():
         for i in range(k):
             for j in range(k):
                 ei, ej = np.eye(k)[i] * h, np.eye(k)[j] * h
-                hm[i, j] = (loglik(x + ei + ej) - loglik(x + ei - ej)
-                            - loglik(x - ei + ej) + loglik(x - ei - ej)) / (4 * h * h)
+                hm[i, j] = (loglik_(x + ei + ej) - loglik_(x + ei - ej)
+                            - loglik_(x - ei + ej) + loglik_(x - ei - ej)) / (4 * h * h)
         return hm
 
     def gradient(x):
-        return np.array([(loglik(x + np.eye(len(x))[i] * 1e-6)
-                          - loglik(x - np.eye(len(x))[i] * 1e-6)) / 2e-6 for i in range(len(x))])
+        return np.array([(loglik_(x + np.eye(len(x))[i] * 1e-6)
+                          - loglik_(x - np.eye(len(x))[i] * 1e-6)) / 2e-6 for i in range(len(x))])
 
     for _ in range(3):
         free = free - np.linalg.solve(hessian(free), gradient(free))
     theta = np.concatenate([[0.0], free])
     info = -hessian(free)
     middle = np.zeros((m, m))
-    for a, b, w, d, l in GAMES:
+    for a, b, w, d, l in games:
         counts = regularized(w, d, l)
         n = sum(counts)
         e = 1 / (1 + math.exp(-(theta[a] - theta[b])))
@@ -92,18 +110,29 @@ def main():
     cov = np.zeros((m, m))
     cov[1:, 1:] = cov_free
     z = norm.ppf(0.975)
-    elo = [ANCHOR_ELO + ELO_PER_NAT * (theta[i] - theta[ANCHOR]) for i in range(m)]
+    # The centre: the anchor engine, or the mean.
+    weights = np.full(m, 1.0 / m) if anchor is None else np.eye(m)[anchor]
+    centre_elo = 0.0 if anchor is None else anchor_elo
+    elo = [centre_elo + ELO_PER_NAT * (theta[i] - weights @ theta) for i in range(m)]
     order = sorted(range(m), key=lambda i: -elo[i])
     print("name, elo, half_width, los_next")
     for k, i in enumerate(order):
-        var = cov[i, i] - 2 * cov[i, ANCHOR] + cov[ANCHOR, ANCHOR]
+        c = np.eye(m)[i] - weights
+        var = c @ cov @ c
         hw = z * ELO_PER_NAT * math.sqrt(max(var, 0))
         los = ""
         if k + 1 < m:
             j = order[k + 1]
             sd = math.sqrt(cov[i, i] + cov[j, j] - 2 * cov[i, j])
             los = "%.9f" % norm.cdf((theta[i] - theta[j]) / sd)
-        print(f'("{NAMES[i]}", {elo[i]:.6f}, {hw:.6f}, {los or "None"}),')
+        print(f'("{names[i]}", {elo[i]:.6f}, {hw:.6f}, {los or "None"}),')
+
+
+def main():
+    fit(NAMES, GAMES, ANCHOR, ANCHOR_ELO)
+    print()
+    with_prior = [(a, b, w, d + VIRTUAL_DRAWS, l) for a, b, w, d, l in SWEEP_GAMES]
+    fit(SWEEP_NAMES, with_prior, None, 0.0)
 
 
 if __name__ == "__main__":

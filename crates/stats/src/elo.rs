@@ -8,6 +8,11 @@ use crate::StatsError;
 /// for small differences when no game is drawn (fishtest's `nelo_divided_by_nt`).
 pub const NELO_PER_T: f64 = 800.0 / std::f64::consts::LN_10;
 
+/// Elo per natural-log unit of the logistic: `r = θ · 400 / ln 10`, so that `σ(θ)` is the
+/// expected score of [`score_from_elo`]. Intervals stated on the likelihood's own scale (the
+/// rating list's, a one-sided sample's) are carried to Elo by it.
+pub const ELO_PER_NAT: f64 = 400.0 / std::f64::consts::LN_10;
+
 /// The widest Elo difference (logistic, normalized or BayesElo) a hypothesis or a true Elo may
 /// state: 1000 Elo is a 99.7 % score. fishtest's SPRT-aware estimate gives up at the same
 /// distance, and `L(elo)` rounds to exactly 1 in `f64` not far beyond (about 6400 Elo).

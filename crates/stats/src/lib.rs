@@ -75,7 +75,9 @@ pub use elo::MAX_ELO;
 pub use error::StatsError;
 pub use estimate::{EloEstimate, NormalizedElo};
 pub use rating::{rate, Anchor, Encounter, RatedEngine, RatingList};
-pub use results::{Pentanomial, Sample, Trinomial, MAX_GAMES, REGULARIZATION_EPSILON};
+pub use results::{
+    Pentanomial, Sample, Trinomial, MAX_GAMES, REGULARIZATION_EPSILON, VIRTUAL_DRAWS,
+};
 pub use sprt::{
     EloModel, SequentialSprt, Sprt, SprtState, SprtStatus, UnknownEloModel, WaldBounds,
 };

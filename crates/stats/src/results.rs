@@ -8,6 +8,14 @@ use crate::StatsError;
 /// alone; the regularized counts are real numbers.
 pub const REGULARIZATION_EPSILON: f64 = 1e-3;
 
+/// BayesElo's default prior: two virtual draws between every two engines that played each
+/// other (one virtual pair of draws when the games were played in pairs). Arbiter adds it only
+/// where the likelihood alone has no maximum, a score of 100 % or 0 % (see
+/// [`Sample::is_one_sided`]): 10 straight wins then read as 11 of 12 points, 416 Elo, instead
+/// of the infinity no finite estimate can improve on. Everywhere else the counts are taken as
+/// they are, so fishtest's figures are unchanged.
+pub const VIRTUAL_DRAWS: u64 = 2;
+
 /// The most games a sample may count: 2^52. Every statistic works on `f64`, which holds every
 /// integer up to 2^53 exactly; a point total counts half points, so the games must stay below
 /// 2^52 for the points too to be exact. Beyond it counts would be rounded silently (and sums of
@@ -191,6 +199,41 @@ impl Sample {
             2.0
         } else {
             1.0
+        }
+    }
+
+    /// Every point went to one side: every game won, or every game lost (every pair won twice,
+    /// or lost twice). No finite Elo explains such a sample: its maximum-likelihood score is
+    /// 1 or 0, and its observed variance vanishes, so Elo, its interval, LOS and nElo of the
+    /// raw counts all blow up. An empty sample is not one-sided.
+    pub fn is_one_sided(&self) -> bool {
+        let (counts, len) = self.raw();
+        let used: Vec<usize> = (0..len).filter(|&i| counts[i] > 0).collect();
+        matches!(used.as_slice(), [i] if *i == 0 || *i == len - 1)
+    }
+
+    /// The sample with BayesElo's prior added: [`VIRTUAL_DRAWS`] drawn games, or half as many
+    /// pairs of two draws (a pair scoring 1–1).
+    pub fn with_virtual_draws(&self) -> Sample {
+        match *self {
+            Sample::Trinomial(t) => Sample::Trinomial(Trinomial {
+                draws: t.draws.saturating_add(VIRTUAL_DRAWS),
+                ..t
+            }),
+            Sample::Pentanomial(p) => Sample::Pentanomial(Pentanomial {
+                dd_wl: p.dd_wl.saturating_add(VIRTUAL_DRAWS / 2),
+                ..p
+            }),
+        }
+    }
+
+    /// The sample every estimate is computed on: the counts themselves, or with
+    /// [`VIRTUAL_DRAWS`] when they are one-sided.
+    pub fn with_prior_if_one_sided(&self) -> Sample {
+        if self.is_one_sided() {
+            self.with_virtual_draws()
+        } else {
+            *self
         }
     }
 

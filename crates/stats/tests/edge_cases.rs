@@ -95,13 +95,14 @@ fn no_losses() {
 
 #[test]
 fn one_game() {
-    // One win: N = 1.002, mean = (1 + ε/2)/N = 0.998503..., still inside fishtest's clamp
-    // [0.001, 0.999], so Elo = elo(mean), about 1129.65.
+    // One win is one-sided: fishtest's ε alone would give N = 1.002 and a mean of
+    // (1 + ε/2)/N, 1129.65 Elo from one game. With BayesElo's two virtual draws it is one win
+    // and two draws, N = 3 + ε, mean 2/N: 120.2 Elo.
     let win = tri(1, 0, 0);
-    let mean = (1.0 + EPS / 2.0) / (1.0 + 2.0 * EPS);
+    let mean = 2.0 / (3.0 + EPS);
     let e = estimate::elo(&win).unwrap();
     close(e.elo, elo_of(mean), 1e-9);
-    assert_eq!(format!("{:.2}", e.elo), "1129.65");
+    assert_eq!(format!("{:.2}", e.elo), "120.24");
     // One loss mirrors one win.
     close(estimate::elo(&tri(0, 0, 1)).unwrap().elo, -e.elo, 1e-9);
     // One game decides nothing...
@@ -109,10 +110,11 @@ fn one_game() {
     assert_eq!(s.status(&win).unwrap().state, SprtState::Continue);
     // ...and the SPRT-aware estimate has no root within ±1000 Elo: fishtest returns the clamp.
     assert_eq!(s.elo_estimate(&win).unwrap().elo, 1000.0);
-    // One pair of two wins: the pair average is 1 with weight 1, ε elsewhere.
+    // One pair of two wins, and the prior's pair of draws: the pair average is 1 and ½ with
+    // weight 1 each, ε elsewhere.
     let ww = Sample::from(Pentanomial::from_counts([0, 0, 0, 0, 1]));
-    let n = 1.0 + 4.0 * EPS;
-    let pair_mean = (1.0 + EPS * (0.25 + 0.5 + 0.75)) / n;
+    let n = 2.0 + 3.0 * EPS;
+    let pair_mean = (1.0 + 0.5 + EPS * (0.25 + 0.75)) / n;
     close(estimate::elo(&ww).unwrap().elo, elo_of(pair_mean), 1e-9);
 }
 
@@ -204,4 +206,46 @@ fn impossible_inputs_are_typed_errors() {
         SprtCalculator::new(&s, 0.9, 191.0),
         Err(StatsError::NoVariance { .. })
     ));
+}
+
+/// Issue 18, items 1 and 15: a sweep printed LOS 100 % and nElo in the thousands (three pairs
+/// won twice: 4911 ± 95610). With BayesElo's prior it reads as near-certain superiority with
+/// finite, honest intervals, and more wins only make it surer.
+#[test]
+fn a_sweep_takes_the_prior() {
+    // Ten wins and two virtual draws: 11 of 12 points, 400·log10(11) = 416.5 Elo (the 0.001
+    // of a loss moves it by 0.2).
+    let e = estimate::elo(&tri(10, 0, 0)).unwrap();
+    close(e.elo, 400.0 * 11f64.log10(), 0.2);
+    assert!(e.half_width.is_finite() && e.half_width < 300.0, "{e:?}");
+    assert!((0.999..1.0).contains(&e.los), "{e:?}");
+    // Ten losses mirror ten wins.
+    let lost = estimate::elo(&tri(0, 0, 10)).unwrap();
+    close(lost.elo, -e.elo, 1e-9);
+    close(lost.los, 1.0 - e.los, 1e-12);
+    let mut last = e.los;
+    for n in [20, 50, 100, 1000] {
+        let e = estimate::elo(&tri(n, 0, 0)).unwrap();
+        assert!(e.los > last && e.half_width < 300.0, "{n}: {e:?}");
+        last = e.los;
+    }
+
+    // Three pairs won twice, and one virtual pair of draws: pair averages ½ and 1 with shares
+    // ¼ and ¾ (ε aside). Mean 7/8, variance 3/64, so t = (3/8)/sqrt(3/64) = √3 and nElo is
+    // 800/ln10/√2·√3 = 425.5. The two-point distribution has skewness -2/√3 and excess
+    // kurtosis -2/3, so Var(t) = 1 + √3·2/√3 + ¾·(4/3) = 4, and the half-width is
+    // 800/ln10/√2·z·sqrt(4/4) = 481.5.
+    let ww = Sample::from(Pentanomial::from_counts([0, 0, 0, 0, 3]));
+    let nelo = estimate::normalized_elo(&ww).unwrap();
+    let scale = NELO_PER_T / 2f64.sqrt();
+    // The three empty buckets' ε move both by under 1 %.
+    close(nelo.nelo, scale * 3f64.sqrt(), 0.01 * 425.5);
+    close(nelo.half_width, scale * z_95(), 0.01 * 481.5);
+    // Samples with a point to each side are fishtest's, untouched: one win and one draw.
+    let n = 2.0 + EPS;
+    close(
+        estimate::elo(&tri(1, 1, 0)).unwrap().elo,
+        elo_of((1.5 + 0.0) / n),
+        1e-9,
+    );
 }
