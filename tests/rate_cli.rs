@@ -1,7 +1,7 @@
 //! `arbiter rate` through the real binary: ratings found again from games of engines of known
 //! strength, cutechess's standings layout, the two-engine case against `arbiter sprt`, what is
-//! skipped and counted, the notes for groups and perfect scores, and errors that exit 2 naming
-//! the file and line.
+//! skipped and counted, the notes for groups and perfect scores, sweeps, names that are not
+//! UTF-8, and errors that exit 2 naming the file and line.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -345,6 +345,125 @@ fn notes_groups_and_perfect_scores() {
     assert_eq!(engine(&list, "A")["separated"], false);
     // No LOS across groups: B is the last of group 1.
     assert!(engine(&list, "B")["los_next"].is_null());
+}
+
+/// The table's line of `name`, split on whitespace.
+fn table_line(text: &str, name: &str) -> Vec<String> {
+    text.lines()
+        .map(|l| l.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
+        .find(|l| l.get(1).map(String::as_str) == Some(name))
+        .unwrap_or_else(|| panic!("{name} not in {text}"))
+}
+
+/// Issue 18, items 1 and 2: ten games all won by A printed `A 765 +/-4013 ... LOS 64.6%`,
+/// 100 of them LOS 68.1 %; and a list with a sweep printed "mean rating 0" over ratings whose
+/// mean was not 0. With BayesElo's prior a sweep is near-certain superiority with a finite
+/// interval, the same figures `arbiter sprt` gives the same games, and the mean holds.
+#[test]
+fn a_sweep_is_near_certain_with_a_finite_interval() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut last_los = 0.0;
+    for n in [10, 30, 100] {
+        let text: String = (0..n)
+            .map(|i| {
+                if i % 2 == 0 {
+                    game("A", "B", "1-0")
+                } else {
+                    game("B", "A", "0-1")
+                }
+            })
+            .collect();
+        let pgn = write(dir.path(), &format!("sweep{n}.pgn"), &text);
+        let path = pgn.to_str().unwrap();
+        let list = rate_json(&[path]);
+        let (a, b) = (engine(&list, "A"), engine(&list, "B"));
+        let los = num(a, "los_next");
+        assert!((0.999..1.0).contains(&los), "{n}: {a}");
+        assert!(los > last_los, "{n}: LOS {los} after {last_los}");
+        last_los = los;
+        assert!(num(a, "half_width") < 150.0, "{n}: {a}");
+        let gap = num(a, "elo") - num(b, "elo");
+        assert!((num(a, "elo") + num(b, "elo")).abs() < 1e-6);
+        let sprt: Value = serde_json::from_str(&stdout(&arbiter(&[
+            "sprt",
+            "--wins",
+            &n.to_string(),
+            "--json",
+        ])))
+        .unwrap();
+        assert!((gap - num(&sprt, "elo")).abs() < 1e-6, "{a} vs {sprt}");
+        assert!((num(&sprt, "los") - los).abs() < 1e-9, "{a} vs {sprt}");
+        let out = stdout(&rate(&[path]));
+        let line = table_line(&out, "A");
+        assert_eq!(line.last().map(String::as_str), Some("99.9%"), "{out}");
+        assert!(out.contains("BayesElo's prior of 2 virtual draws"), "{out}");
+    }
+
+    // A swept B; B and C played each other evenly enough. The printed ratings' mean is 0 to
+    // their rounding, as the footer says.
+    let mut text = String::new();
+    for _ in 0..10 {
+        text.push_str(&game("A", "B", "1-0"));
+    }
+    for result in ["1-0", "0-1", "1/2-1/2", "1-0", "1/2-1/2", "0-1", "0-1"] {
+        text.push_str(&game("B", "C", result));
+    }
+    let pgn = write(dir.path(), "three.pgn", &text);
+    let out = stdout(&rate(&[pgn.to_str().unwrap()]));
+    assert!(out.contains("mean rating 0"), "{out}");
+    let printed: Vec<f64> = ["A", "B", "C"]
+        .iter()
+        .map(|name| table_line(&out, name)[2].parse().unwrap())
+        .collect();
+    assert!(printed.iter().sum::<f64>().abs() <= 1.5, "{out}");
+    assert!(printed.iter().all(|elo| elo.abs() < 600.0), "{out}");
+}
+
+/// Issue 18, item 14: names that are not UTF-8 (Latin-1 "Müller" and "Mäller") were both read
+/// as `M\u{fffd}ller` and merged into one player. They are two, shown with the byte escaped.
+#[test]
+fn latin1_names_are_distinct_players_shown_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = Vec::new();
+    for (white, black, result) in [
+        (&b"M\xfcller"[..], &b"Other"[..], "1-0"),
+        (b"Other", b"M\xfcller", "1/2-1/2"),
+        (b"M\xe4ller", b"Other", "0-1"),
+        (b"Other", b"M\xe4ller", "1/2-1/2"),
+        (b"M\xfcller", b"M\xe4ller", "1-0"),
+    ] {
+        bytes.extend_from_slice(b"[Event \"?\"]\n[White \"");
+        bytes.extend_from_slice(white);
+        bytes.extend_from_slice(b"\"]\n[Black \"");
+        bytes.extend_from_slice(black);
+        bytes.extend_from_slice(
+            format!("\"]\n[Result \"{result}\"]\n\n1. e4 e5 {result}\n\n").as_bytes(),
+        );
+    }
+    assert!(std::str::from_utf8(&bytes).is_err());
+    let path = dir.path().join("latin1.pgn");
+    std::fs::write(&path, &bytes).unwrap();
+    let path = path.to_str().unwrap();
+    let list = rate_json(&[path]);
+    assert_eq!(list["engines"].as_array().unwrap().len(), 3, "{list}");
+    let (u, a) = (engine(&list, "M\\xfcller"), engine(&list, "M\\xe4ller"));
+    assert_eq!(
+        (u["games"].as_u64(), u["wins"].as_u64()),
+        (Some(3), Some(2))
+    );
+    assert_eq!(
+        (a["games"].as_u64(), a["losses"].as_u64()),
+        (Some(3), Some(2))
+    );
+    let out = stdout(&rate(&[path]));
+    assert!(
+        out.contains("M\\xfcller") && out.contains("M\\xe4ller"),
+        "{out}"
+    );
+    assert!(!out.contains('\u{fffd}'), "{out}");
+    // --anchor takes the name as the list shows it.
+    let anchored = rate_json(&[path, "--anchor", "M\\xe4ller=1000"]);
+    assert_eq!(num(engine(&anchored, "M\\xe4ller"), "elo"), 1000.0);
 }
 
 #[test]

@@ -471,3 +471,39 @@ fn extreme_but_valid_inputs_print_no_nan_or_inf() {
         }
     }
 }
+
+/// Issue 18, items 1 and 15: `--wins 10` printed LOS 100.00 % and Elo 1199.83 (fishtest's
+/// clamp), three pairs won twice nElo 4911 +/- 95610. A sweep takes BayesElo's prior of two
+/// virtual draws: ten wins are 11 of 12 points, 400·log10(11) = 416.5 Elo, with a finite
+/// interval and a LOS that is near-certain without reading as certain.
+#[test]
+fn a_sweep_is_near_certain_but_not_certain() {
+    let out = arbiter(&["--wins", "10"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("LOS: 99.97 %"), "{text}");
+    let (v, _) = json(&["--wins", "10"]);
+    assert!((num(&v, "elo") - 416.5).abs() < 0.5, "{v}");
+    let ci = v["elo_ci"].as_array().unwrap();
+    let width = ci[1].as_f64().unwrap() - ci[0].as_f64().unwrap();
+    assert!(width > 0.0 && width < 600.0, "{v}");
+    let los10 = num(&v, "los");
+    assert!((0.999..1.0).contains(&los10), "{v}");
+    // More wins, surer; a hundred wins still prints short of 100 %.
+    let (v, _) = json(&["--wins", "100"]);
+    assert!(num(&v, "los") > los10, "{v}");
+    let out = arbiter(&["--wins", "100"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("LOS: 99.99 %"), "{text}");
+    // Ten losses mirror ten wins.
+    let (v, _) = json(&["--losses", "10"]);
+    assert!((num(&v, "elo") + 416.5).abs() < 0.5, "{v}");
+    // Three pairs won twice: nElo 425.5 +/- 481.5 by hand (crates/stats/tests/edge_cases.rs).
+    let (v, _) = json(&["--penta", "0,0,0,0,3"]);
+    let nelo = num(&v, "nelo");
+    let ci = v["nelo_ci"].as_array().unwrap();
+    let half = (ci[1].as_f64().unwrap() - ci[0].as_f64().unwrap()) / 2.0;
+    assert!(
+        (nelo - 425.5).abs() < 5.0 && (half - 481.5).abs() < 5.0,
+        "{v}"
+    );
+}

@@ -629,7 +629,8 @@ fn matchup_details(spec: &MatchSpec, config: &RunConfig) -> String {
 
 /// The progress bar's note in a tournament: who leads, by how much.
 fn leader_line(standings: &Standings) -> String {
-    standings.engines.first().map_or_else(String::new, |top| {
+    let leader = standings.engines.first().filter(|top| top.games > 0);
+    leader.map_or_else(String::new, |top| {
         format!(
             "leader {} {:+.0} +/- {:.0} Elo over {} games",
             top.name, top.elo, top.half_width, top.games

@@ -13,6 +13,11 @@
 //! `[Name "value"]` on one line, or a comment never closed, is an error naming the file and
 //! line, as the full reader would say.
 //!
+//! Players are told apart by the bytes of their names, not by how they print: PGN is
+//! specified as Latin-1 and older files are written so, and two names that are not UTF-8 are
+//! two players even when they differ only in those bytes (Latin-1 "Müller" and "Mäller"). A
+//! name that is not UTF-8 is shown with its other bytes escaped as `\xNN` (`M\xfcller`).
+//!
 //! The result is the `Result` tag's (cutechess and fastchess write the same in the tag and
 //! after the moves); without the tag, the movetext's termination marker. Games still running
 //! (`*`), games with any other result, and games of an engine against itself are skipped and
@@ -109,8 +114,10 @@ fn files(paths: &[PathBuf]) -> String {
 /// The results of every game read, per pairing, and what was skipped.
 #[derive(Default)]
 struct Tally {
+    /// How each engine's name is shown: [`display_name`] of its bytes.
     names: Vec<String>,
-    index: HashMap<String, usize>,
+    /// Engines by the bytes of their names.
+    index: HashMap<Vec<u8>, usize>,
     /// Keyed by (lower, higher) engine index, counted from the lower's side.
     results: HashMap<(usize, usize), Trinomial>,
     rated: u64,
@@ -140,7 +147,11 @@ impl Tally {
         };
         let white = game.white.as_deref().ok_or_else(|| missing("White"))?;
         let black = game.black.as_deref().ok_or_else(|| missing("Black"))?;
-        let result = game.result.as_deref().or(game.termination);
+        let result = game
+            .result
+            .as_deref()
+            .map(|r| std::str::from_utf8(r).unwrap_or(""))
+            .or(game.termination);
         // White's score in half points.
         let white_half_points = match result {
             Some("1-0") => 2,
@@ -175,18 +186,22 @@ impl Tally {
         Ok(())
     }
 
-    fn engine(&mut self, name: &str) -> usize {
+    fn engine(&mut self, name: &[u8]) -> usize {
         if let Some(&i) = self.index.get(name) {
             return i;
         }
         let i = self.names.len();
-        self.names.push(name.to_owned());
+        self.names.push(display_name(name));
         self.index.insert(name.to_owned(), i);
         i
     }
 
+    /// The engine `--anchor` names: by its name's bytes, or as the list shows it.
     fn engine_named(&self, name: &str) -> anyhow::Result<usize> {
-        if let Some(&i) = self.index.get(name) {
+        if let Some(&i) = self.index.get(name.as_bytes()) {
+            return Ok(i);
+        }
+        if let Some(i) = self.names.iter().position(|n| n == name) {
             return Ok(i);
         }
         let near: Vec<&String> = self
@@ -237,6 +252,23 @@ impl Tally {
     }
 }
 
+/// A name as the list shows it: itself when it is UTF-8, else its valid parts with every other
+/// byte escaped as `\xNN` (and a backslash as `\\`, so that two escaped names never read
+/// the same).
+fn display_name(bytes: &[u8]) -> String {
+    if let Ok(name) = std::str::from_utf8(bytes) {
+        return name.to_owned();
+    }
+    let mut shown = String::new();
+    for chunk in bytes.utf8_chunks() {
+        shown.push_str(&chunk.valid().replace('\\', "\\\\"));
+        for b in chunk.invalid() {
+            shown.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    shown
+}
+
 /// What was read, the model and the anchor, and the notes a user must not miss.
 fn footer(list: &RatingList, tally: &Tally, args: &RateArgs) -> String {
     let mut out = format!(
@@ -273,13 +305,14 @@ fn to_json(list: &RatingList, tally: &Tally, args: &RateArgs) -> Value {
         .iter()
         .enumerate()
         .map(|(rank, e)| {
-            let (lo, hi) = e.interval();
+            // An engine without games has no rating.
+            let rated = e.games() > 0;
             json!({
                 "rank": rank + 1,
                 "name": e.name,
-                "elo": e.elo,
-                "half_width": e.half_width,
-                "elo_ci": [lo, hi],
+                "elo": rated.then_some(e.elo),
+                "half_width": rated.then_some(e.half_width),
+                "elo_ci": rated.then(|| { let (lo, hi) = e.interval(); [lo, hi] }),
                 "games": e.games(),
                 "wins": e.results.wins,
                 "draws": e.results.draws,
@@ -319,9 +352,10 @@ fn to_json(list: &RatingList, tally: &Tally, args: &RateArgs) -> Value {
 #[derive(Debug, Default, PartialEq)]
 struct GameTags {
     line: usize,
-    white: Option<String>,
-    black: Option<String>,
-    result: Option<String>,
+    /// Tag values as bytes: a name need not be UTF-8.
+    white: Option<Vec<u8>>,
+    black: Option<Vec<u8>>,
+    result: Option<Vec<u8>>,
     /// The last termination marker of the movetext (outside comments and variations).
     termination: Option<&'static str>,
 }
@@ -532,7 +566,7 @@ impl<R: BufRead> TagReader<R> {
 }
 
 /// `[Name "value"]` at `text[pos]`: the name, the unescaped value and the index after `]`.
-fn tag_pair(text: &[u8], pos: usize) -> Option<(&[u8], String, usize)> {
+fn tag_pair(text: &[u8], pos: usize) -> Option<(&[u8], Vec<u8>, usize)> {
     let mut i = pos + 1;
     let skip_space = |i: &mut usize| {
         while *i < text.len() && (text[*i] == b' ' || text[*i] == b'\t') {
@@ -573,10 +607,6 @@ fn tag_pair(text: &[u8], pos: usize) -> Option<(&[u8], String, usize)> {
     if text.get(i) != Some(&b']') {
         return None;
     }
-    let value = match String::from_utf8(value) {
-        Ok(v) => v,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    };
     Some((name, value, i + 1))
 }
 
@@ -617,8 +647,8 @@ mod tests {
     fn reads_cutechess_and_fastchess_tags() {
         let games = read_all(CUTECHESS).unwrap();
         assert_eq!(games.len(), 2);
-        assert_eq!(games[0].white.as_deref(), Some("Alpha 1.0"));
-        assert_eq!(games[0].result.as_deref(), Some("1-0"));
+        assert_eq!(games[0].white.as_deref(), Some(&b"Alpha 1.0"[..]));
+        assert_eq!(games[0].result.as_deref(), Some(&b"1-0"[..]));
         assert_eq!(games[0].termination, Some("1-0"));
         assert_eq!(games[0].line, 1);
         assert_eq!(games[1].line, 15);
@@ -626,12 +656,12 @@ mod tests {
         assert_eq!(games[1].termination, Some("1/2-1/2"));
         let games = read_all(FASTCHESS).unwrap();
         assert_eq!(games.len(), 2);
-        assert_eq!(games[0].white.as_deref(), Some("Gamma"));
-        assert_eq!(games[0].result.as_deref(), Some("0-1"));
+        assert_eq!(games[0].white.as_deref(), Some(&b"Gamma"[..]));
+        assert_eq!(games[0].result.as_deref(), Some(&b"0-1"[..]));
         // The 1-0 in the ; comment does not count.
         assert_eq!(games[0].termination, Some("0-1"));
-        assert_eq!(games[1].black.as_deref(), Some("Beta"));
-        assert_eq!(games[1].result.as_deref(), Some("*"));
+        assert_eq!(games[1].black.as_deref(), Some(&b"Beta"[..]));
+        assert_eq!(games[1].result.as_deref(), Some(&b"*"[..]));
     }
 
     /// The tags read agree with the rules crate's full reader on the same text.
@@ -644,9 +674,9 @@ mod tests {
             let fast = read_all(text).unwrap();
             assert_eq!(full.len(), fast.len());
             for (f, t) in full.iter().zip(&fast) {
-                assert_eq!(f.tag("White"), t.white.as_deref());
-                assert_eq!(f.tag("Black"), t.black.as_deref());
-                assert_eq!(f.tag("Result"), t.result.as_deref());
+                assert_eq!(f.tag("White").map(str::as_bytes), t.white.as_deref());
+                assert_eq!(f.tag("Black").map(str::as_bytes), t.black.as_deref());
+                assert_eq!(f.tag("Result").map(str::as_bytes), t.result.as_deref());
                 assert_eq!(Some(f.result), t.termination);
                 assert_eq!(f.line, t.line);
             }
@@ -659,7 +689,10 @@ mod tests {
             "[White \"A \\\"quoted\\\" \\\\ name\"]\n[Black \"B\"]\n\n1. e4 *\n\n1. d4 1-0\n",
         )
         .unwrap();
-        assert_eq!(games[0].white.as_deref(), Some("A \"quoted\" \\ name"));
+        assert_eq!(
+            games[0].white.as_deref(),
+            Some(&b"A \"quoted\" \\ name"[..])
+        );
         assert_eq!(games[1].white, None);
         assert_eq!(games[1].termination, Some("1-0"));
     }

@@ -5,6 +5,7 @@
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
+use arbiter_runner::outputs::percent;
 use arbiter_stats::{
     estimate, EloModel, Pentanomial, Sample, Sprt, SprtCalculator, SprtState, StatsError,
     Trinomial, WaldBounds, DEFAULT_DRAW_RATIO, DEFAULT_RMS_BIAS,
@@ -235,8 +236,8 @@ impl Report {
         match sample {
             Sample::Trinomial(t) => {
                 println!(
-                    "LOS: {:.2} %, DrawRatio: {:.2} %",
-                    100.0 * self.elo.los,
+                    "LOS: {} %, DrawRatio: {:.2} %",
+                    percent(self.elo.los, 2),
                     100.0 * self.draw_ratio
                 );
                 println!(
@@ -251,8 +252,8 @@ impl Report {
             }
             Sample::Pentanomial(p) => {
                 println!(
-                    "LOS: {:.2} %, PairDrawRatio: {:.2} %, PairsRatio: {}",
-                    100.0 * self.elo.los,
+                    "LOS: {} %, PairDrawRatio: {:.2} %, PairsRatio: {}",
+                    percent(self.elo.los, 2),
                     100.0 * self.draw_ratio,
                     estimate::pairs_ratio(p)
                         .map_or_else(|| "n/a (no pair lost)".to_owned(), |r| format!("{r:.2}"))
@@ -284,11 +285,11 @@ impl Report {
         }
         if let Some(aware) = self.sprt_elo {
             println!(
-                "SPRT-aware Elo: {:.2} [{:.2}, {:.2}], LOS: {:.2} %{}",
+                "SPRT-aware Elo: {:.2} [{:.2}, {:.2}], LOS: {} %{}",
                 aware.elo,
                 aware.interval.0,
                 aware.interval.1,
-                100.0 * aware.los,
+                percent(aware.los, 2),
                 if aware.clamped { " (clamped)" } else { "" }
             );
         }

@@ -55,10 +55,10 @@ pub fn rating_lines(totals: &Totals, sprt: Option<SprtStatus>, penta: bool) -> V
     let sample = crate::tournament::sample(totals, penta);
     if let Ok(elo) = estimate::elo(&sample) {
         lines.push(format!(
-            "Elo difference: {:.1} +/- {:.1}, LOS: {:.1} %, DrawRatio: {:.1} %",
+            "Elo difference: {:.1} +/- {:.1}, LOS: {} %, DrawRatio: {:.1} %",
             elo.elo + 0.0, // no "-0.0"
             elo.half_width,
-            elo.los * 100.0,
+            percent(elo.los, 1),
             game_draw_ratio(totals) * 100.0
         ));
     }
@@ -75,6 +75,20 @@ fn game_draw_ratio(totals: &Totals) -> f64 {
         totals.losses,
     ))
     .unwrap_or(0.0)
+}
+
+/// A probability in percent with `decimals` decimals that never rounds to a certainty it is
+/// not: LOS 0.9999996 prints `99.99` with two decimals, not `100.00`, and 4e-7 prints `0.01`.
+/// Only a probability of exactly 1 or 0 prints as one. Every LOS arbiter prints goes through
+/// here.
+pub fn percent(probability: f64, decimals: usize) -> String {
+    let text = format!("{:.decimals$}", 100.0 * probability);
+    let step = 10f64.powi(-(decimals as i32));
+    match text.parse::<f64>() {
+        Ok(x) if x >= 100.0 && probability < 1.0 => format!("{:.decimals$}", 100.0 - step),
+        Ok(x) if x <= 0.0 && probability > 0.0 => format!("{step:.decimals$}"),
+        _ => text,
+    }
 }
 
 /// `Ptnml(0-2): [LL, LD, DD, DW, WW]`, the pentanomial counts as fastchess and fishtest print
@@ -185,8 +199,8 @@ pub fn fastchess_block(
             estimate::draw_ratio(&trinomial)
         };
         let mut line = format!(
-            "LOS: {:.2} %, DrawRatio: {:.2} %",
-            elo.los * 100.0,
+            "LOS: {} %, DrawRatio: {:.2} %",
+            percent(elo.los, 2),
             draws.unwrap_or(0.0) * 100.0
         );
         if penta {
@@ -440,6 +454,58 @@ mod tests {
         ] {
             assert_eq!(significant3(x), text, "{x}");
         }
+    }
+
+    #[test]
+    fn percentages_never_round_to_a_certainty() {
+        for (p, decimals, text) in [
+            (0.9731, 1, "97.3"),
+            (0.5, 2, "50.00"),
+            (0.999_999_6, 2, "99.99"),
+            (0.999_96, 1, "99.9"),
+            (1.0, 2, "100.00"),
+            (4e-7, 2, "0.01"),
+            (0.0, 1, "0.0"),
+        ] {
+            assert_eq!(percent(p, decimals), text, "{p}");
+        }
+    }
+
+    /// Issue 18, item 1: the console's lines for a sweep (five pairs won twice, the end of a
+    /// 10-0 match) said LOS 100.0 % and nElo in the thousands. With the prior they read as
+    /// near-certain with finite intervals.
+    #[test]
+    fn a_sweeps_console_lines_are_honest() {
+        let totals = Totals {
+            pairs: 5,
+            wins: 10,
+            draws: 0,
+            losses: 0,
+            pentanomial: [0, 0, 0, 0, 5],
+        };
+        for penta in [true, false] {
+            let line = &rating_lines(&totals, None, penta)[0];
+            let number = |after: &str| -> f64 {
+                let rest = &line[line.find(after).unwrap() + after.len()..];
+                rest.split([' ', ',']).next().unwrap().parse().unwrap()
+            };
+            let (elo, half_width, los) =
+                (number("Elo difference: "), number("+/- "), number("LOS: "));
+            // 11 of 12 points: 416 Elo.
+            assert!((elo - 416.5).abs() < 1.0, "{line}");
+            assert!(half_width < 400.0 && (99.0..100.0).contains(&los), "{line}");
+        }
+        let line = pentanomial_line(&totals);
+        let nelo: f64 = line
+            .split("nElo: ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!((100.0..1000.0).contains(&nelo), "{line}");
+        let block = fastchess_block("dev", "base", "10+0.1", &totals, None, true);
+        assert!(block.iter().any(|l| l.starts_with("LOS: 99.")), "{block:?}");
     }
 
     #[test]

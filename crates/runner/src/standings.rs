@@ -16,12 +16,12 @@
 
 use arbiter_stats::{
     rate, Anchor, Encounter, Pentanomial, RatedEngine, RatingList, StatsError, Trinomial,
-    REGULARIZATION_EPSILON,
+    VIRTUAL_DRAWS,
 };
 use arbiter_store::Totals;
 use serde::{Deserialize, Serialize};
 
-use crate::outputs::{ptnml, score_line};
+use crate::outputs::{percent, ptnml, score_line};
 
 /// The totals of one pairing of a tournament, from `first`'s side: its wins, draws and losses
 /// against `second`, and the pentanomial counts of their colour-swapped pairs.
@@ -76,8 +76,8 @@ pub struct StandingsRow {
     pub los_next: Option<f64>,
     /// The engine's group of engines connected by games, 0 first.
     pub group: usize,
-    /// The engine won or lost every game against part of its group: its rating rests on the
-    /// regularization of zero counts and bounds the truth instead of estimating it.
+    /// The engine won or lost every game against part of its group: its group was rated with
+    /// BayesElo's prior of virtual draws, on which its rating leans.
     pub separated: bool,
 }
 
@@ -333,22 +333,29 @@ fn table(rows: &[StandingsRow]) -> String {
         "{:>4} {:<width$} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}\n",
         "Rank", "Name", "Elo", "+/-", "Games", "Score", "Draws", "LOS"
     );
-    let percent = |x: Option<f64>| match x {
+    let share = |x: Option<f64>| match x {
         Some(x) => format!("{:>6.1}%", 100.0 * x),
         None => format!("{:>7}", "-"),
     };
     for row in rows {
+        // An engine without games has no rating: its numbers are placeholders.
+        let (elo, half_width) = if row.games == 0 {
+            ("-".to_owned(), "-".to_owned())
+        } else {
+            (
+                format!("{:.0}", row.elo.round() + 0.0), // never "-0"
+                format!("{:.0}", row.half_width),
+            )
+        };
         let line = format!(
-            "{:>4} {:<width$} {:>7.0} {:>7.0} {:>7} {} {} {}",
+            "{:>4} {:<width$} {elo:>7} {half_width:>7} {:>7} {} {} {}",
             row.rank,
             row.name,
-            row.elo.round() + 0.0, // never "-0"
-            row.half_width,
             row.games,
-            percent(row.score),
-            percent(row.draw_ratio),
+            share(row.score),
+            share(row.draw_ratio),
             row.los_next
-                .map(|l| format!("{:>6.1}%", 100.0 * l))
+                .map(|l| format!("{:>6}%", percent(l, 1)))
                 .unwrap_or_default(),
         );
         out.push_str(line.trim_end());
@@ -393,8 +400,8 @@ fn notes(rows: &[StandingsRow], groups: usize) -> Vec<String> {
     if !separated.is_empty() {
         notes.push(format!(
             "note: {} won every game or lost every game against part of the list: no finite \
-             rating fits that, so these ratings rest on the regularization of zero counts \
-             ({REGULARIZATION_EPSILON} of a game) and bound the truth rather than estimate it",
+             rating fits that alone, so their group is rated with BayesElo's prior of \
+             {VIRTUAL_DRAWS} virtual draws between every two engines that played each other",
             separated.join(", ")
         ));
     }
@@ -637,9 +644,9 @@ mod tests {
         assert_eq!(
             standings_table(&s),
             "Rank Name                          Elo     +/-   Games   Score   Draws     LOS\n\
-             \x20  1 Alpha                           0       0       0       -       -\n\
-             \x20  2 Beta                            0       0       0       -       -\n\
-             \x20  3 Gamma                           0       0       0       -       -\n"
+             \x20  1 Alpha                           -       -       0       -       -\n\
+             \x20  2 Beta                            -       -       0       -       -\n\
+             \x20  3 Gamma                           -       -       0       -       -\n"
         );
         assert!(s.crosstable.cells.iter().flatten().all(Option::is_none));
         assert_eq!(
@@ -726,12 +733,56 @@ mod tests {
                 "  group 1: A, B",
                 "  group 2: C, D",
                 "note: A, B won every game or lost every game against part of the list: no \
-                 finite rating fits that, so these ratings rest on the regularization of zero \
-                 counts (0.001 of a game) and bound the truth rather than estimate it",
+                 finite rating fits that alone, so their group is rated with BayesElo's prior \
+                 of 2 virtual draws between every two engines that played each other",
             ]
         );
         let (names, pairings) = round_robin();
         assert!(standings_notes(&standings(&names, &pairings, true).unwrap()).is_empty());
+    }
+
+    /// Issue 18, items 1, 2 and 15: a tournament in which A won all 16 of its games against
+    /// B, which played C evenly. The standings said LOS 72.8 % over B, and "mean rating 0" held only
+    /// without A; an engine that has not played was listed as `0 0`.
+    #[test]
+    fn a_sweep_in_a_tournament() {
+        let names = names(&["A", "B", "C", "D"]);
+        let pairings = [
+            pairing(0, 1, [16, 0, 0], [0, 0, 0, 0, 8]),
+            pairing(1, 2, [5, 6, 5], [1, 1, 4, 1, 1]),
+            pairing(0, 3, [0, 0, 0], [0; 5]),
+        ];
+        let s = standings(&names, &pairings, true).unwrap();
+        let a = &s.engines[0];
+        assert_eq!(a.name, "A");
+        assert!(a.separated);
+        let los = a.los_next.unwrap();
+        assert!((0.99..1.0).contains(&los), "{los}");
+        assert!(a.half_width.is_finite() && a.half_width < 400.0, "{a:?}");
+        // Over the engines with games, the mean is zero to the table's rounding.
+        let printed: Vec<f64> = s
+            .engines
+            .iter()
+            .filter(|r| r.games > 0)
+            .map(|r| r.elo.round())
+            .collect();
+        let mean = printed.iter().sum::<f64>() / printed.len() as f64;
+        assert!(mean.abs() <= 0.5, "{printed:?}");
+        let table = standings_table(&s);
+        let line = |name: &str| {
+            table
+                .lines()
+                .find(|l| l.split_whitespace().nth(1) == Some(name))
+                .unwrap()
+                .to_owned()
+        };
+        // Its LOS column (the last) reads as the standings' LOS, never as a certainty.
+        let a_los = line("A").split_whitespace().last().unwrap().to_owned();
+        assert_eq!(a_los, format!("{}%", percent(los, 1)));
+        assert_ne!(a_los, "100.0%", "{table}");
+        // D has not played: no rating, no interval.
+        let d: Vec<String> = line("D").split_whitespace().map(str::to_owned).collect();
+        assert_eq!(d, ["4", "D", "-", "-", "0", "-", "-"], "{table}");
     }
 
     #[test]
