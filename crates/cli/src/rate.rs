@@ -305,14 +305,13 @@ fn to_json(list: &RatingList, tally: &Tally, args: &RateArgs) -> Value {
         .iter()
         .enumerate()
         .map(|(rank, e)| {
-            // An engine without games has no rating.
-            let rated = e.games() > 0;
+            let (lo, hi) = e.interval();
             json!({
                 "rank": rank + 1,
                 "name": e.name,
-                "elo": rated.then_some(e.elo),
-                "half_width": rated.then_some(e.half_width),
-                "elo_ci": rated.then(|| { let (lo, hi) = e.interval(); [lo, hi] }),
+                "elo": e.elo,
+                "half_width": e.half_width,
+                "elo_ci": [lo, hi],
                 "games": e.games(),
                 "wins": e.results.wins,
                 "draws": e.results.draws,

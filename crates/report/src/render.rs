@@ -260,7 +260,10 @@ impl Report {
             ));
         }
         if let Some(los) = s.results.los {
-            rows.push(("LOS", format!("{:.1}%", 100.0 * los)));
+            rows.push((
+                "LOS",
+                format!("{}%", arbiter_runner::outputs::percent(los, 1)),
+            ));
         }
         if let (Some(nelo), Some([lo, hi])) = (s.results.nelo, s.results.nelo_ci) {
             rows.push(("nElo", format!("{nelo:.2} [{lo:.2}, {hi:.2}]")));
@@ -452,13 +455,23 @@ table{border-collapse:collapse;margin:8px 0;width:100%}th,td{text-align:left;pad
 border-bottom:1px solid #ddd}figure{margin:16px 0}figure svg{width:100%;height:auto}\
 figcaption{font-size:.9em;color:#555}caption{text-align:left;font-weight:bold}";
 
-/// A standings row's cells, as the Markdown and the page both show them.
+/// A standings row's cells, as the Markdown and the page both show them; an engine without
+/// games has no rating, `-`, as in the console's table.
 fn standings_cells(e: &StandingsRow) -> [String; 6] {
+    let rated = e.games > 0;
     [
         e.rank.to_string(),
         e.name.clone(),
-        format!("{:.1}", e.elo),
-        format!("[{:.1}, {:.1}]", e.elo_ci[0], e.elo_ci[1]),
+        if rated {
+            format!("{:.1}", e.elo)
+        } else {
+            "-".to_owned()
+        },
+        if rated {
+            format!("[{:.1}, {:.1}]", e.elo_ci[0], e.elo_ci[1])
+        } else {
+            "-".to_owned()
+        },
         e.games.to_string(),
         e.score
             .map_or("-".to_owned(), |s| format!("{:.1}%", 100.0 * s)),
@@ -611,4 +624,36 @@ fn charts_of(
         );
     }
     Ok(charts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 18, item 15: an engine that has not played was shown as `0.0 [0.0, 0.0]`.
+    #[test]
+    fn an_engine_without_games_has_no_rating() {
+        let row = |games: u64| StandingsRow {
+            rank: 1,
+            engine: 0,
+            name: "idle".to_owned(),
+            elo: 0.0,
+            half_width: 0.0,
+            elo_ci: [0.0, 0.0],
+            games,
+            wins: games,
+            draws: 0,
+            losses: 0,
+            score: (games > 0).then_some(1.0),
+            draw_ratio: (games > 0).then_some(0.0),
+            los_next: None,
+            group: 0,
+            separated: false,
+        };
+        assert_eq!(standings_cells(&row(0)), ["1", "idle", "-", "-", "0", "-"]);
+        assert_eq!(
+            standings_cells(&row(2)),
+            ["1", "idle", "0.0", "[0.0, 0.0]", "2", "100.0%"]
+        );
+    }
 }

@@ -59,7 +59,9 @@ pub struct StandingsRow {
     /// Index into the engine names.
     pub engine: usize,
     pub name: String,
-    /// Maximum-likelihood Elo, the engines' mean being zero.
+    /// Maximum-likelihood Elo, the mean of the engines with games being zero. With no games
+    /// (`games` 0) there is no rating: `elo`, `half_width` and `elo_ci` are zeros, and the
+    /// tables print `-`.
     pub elo: f64,
     /// Half the width of the 95% interval of `elo`.
     pub half_width: f64,
