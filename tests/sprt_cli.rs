@@ -494,6 +494,11 @@ fn a_sweep_is_near_certain_but_not_certain() {
     let out = arbiter(&["--wins", "100"]);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("LOS: 99.99 %"), "{text}");
+    // One draw added: fishtest's figures (no longer one-sided), whose LOS rounds to 1 in f64;
+    // it still prints short of certainty.
+    let out = arbiter(&["--wins", "10", "--draws", "1"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("LOS: 99.99 %"), "{text}");
     // Ten losses mirror ten wins.
     let (v, _) = json(&["--losses", "10"]);
     assert!((num(&v, "elo") + 416.5).abs() < 0.5, "{v}");

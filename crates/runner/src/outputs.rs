@@ -77,16 +77,17 @@ fn game_draw_ratio(totals: &Totals) -> f64 {
     .unwrap_or(0.0)
 }
 
-/// A probability in percent with `decimals` decimals that never rounds to a certainty it is
-/// not: LOS 0.9999996 prints `99.99` with two decimals, not `100.00`, and 4e-7 prints `0.01`.
-/// Only a probability of exactly 1 or 0 prints as one. Every LOS arbiter prints goes through
-/// here.
+/// A likelihood of superiority in percent with `decimals` decimals, never printed as a
+/// certainty: finite games never make one engine certainly stronger, although the normal
+/// tail rounds to exactly 1 in `f64` beyond about 8.3 standard deviations. LOS 0.9999996
+/// prints `99.99` with two decimals, not `100.00`, and so does 1; 4e-7 and 0 print `0.01`.
+/// Every LOS arbiter prints goes through here.
 pub fn percent(probability: f64, decimals: usize) -> String {
     let text = format!("{:.decimals$}", 100.0 * probability);
     let step = 10f64.powi(-(decimals as i32));
     match text.parse::<f64>() {
-        Ok(x) if x >= 100.0 && probability < 1.0 => format!("{:.decimals$}", 100.0 - step),
-        Ok(x) if x <= 0.0 && probability > 0.0 => format!("{step:.decimals$}"),
+        Ok(x) if x >= 100.0 => format!("{:.decimals$}", 100.0 - step),
+        Ok(x) if x <= 0.0 => format!("{step:.decimals$}"),
         _ => text,
     }
 }
@@ -463,9 +464,9 @@ mod tests {
             (0.5, 2, "50.00"),
             (0.999_999_6, 2, "99.99"),
             (0.999_96, 1, "99.9"),
-            (1.0, 2, "100.00"),
+            (1.0, 2, "99.99"),
             (4e-7, 2, "0.01"),
-            (0.0, 1, "0.0"),
+            (0.0, 1, "0.1"),
         ] {
             assert_eq!(percent(p, decimals), text, "{p}");
         }
