@@ -39,7 +39,9 @@ use serde_json::{json, Value};
     after_help = "Ratings are maximum-likelihood Elo (Bradley-Terry on the logistic scale, a draw \
                   counting half a point), so two engines are rated exactly as far apart as their \
                   match Elo. +/- is the 95% interval; LOS is the likelihood of superiority over \
-                  the next engine of the list.\nExit status: 0 = list printed, 2 = unreadable \
+                  the next engine of the list. Engines that won or lost every game against part \
+                  of the list have no finite rating: their group is rated with BayesElo's prior \
+                  of 2 virtual draws between every two engines that played.\nExit status: 0 = list printed, 2 = unreadable \
                   or malformed file, unknown anchor, or no games."
 )]
 pub struct RateArgs {

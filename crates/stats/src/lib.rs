@@ -48,6 +48,13 @@
 //!
 //! - An empty sample is [`StatsError::NoGames`]; fishtest would regularize it into three
 //!   epsilons and print numbers.
+//! - A one-sided sample (every game won, or every game lost) has no finite estimate; fishtest
+//!   prints its score clamp (1199.8 Elo), LOS 100 % and an nElo in the thousands from ten
+//!   games. Its Elo, interval, LOS and nElo take BayesElo's prior of [`VIRTUAL_DRAWS`]
+//!   ([`estimate::elo`]), and so does a rating list without a finite maximum ([`rate`]). The
+//!   prior is added only there: anywhere else it would move fishtest's figures, and it is
+//!   exactly where the counts alone answer nothing. The price is a step at the edge: ten wins
+//!   read 416 Elo, ten wins and a draw (fishtest's figures) 529.
 //! - The legacy BayesElo LLR regularizes zero counts like every other statistic, where
 //!   cutechess-cli reports 0 until W, D and L are all positive.
 //! - The SPRT-aware estimate keeps the sample's variance for every candidate Elo, as fishtest
