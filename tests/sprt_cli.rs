@@ -494,7 +494,7 @@ fn a_sweep_is_near_certain_but_not_certain() {
     let out = arbiter(&["--wins", "100"]);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("LOS: 99.99 %"), "{text}");
-    // One draw added: fishtest's figures (no longer one-sided), whose LOS rounds to 1 in f64;
+    // One draw added: fishtest's figures (no longer degenerate), whose LOS rounds to 1 in f64;
     // it still prints short of certainty.
     let out = arbiter(&["--wins", "10", "--draws", "1"]);
     let text = String::from_utf8(out.stdout).unwrap();
@@ -509,6 +509,16 @@ fn a_sweep_is_near_certain_but_not_certain() {
     let half = (ci[1].as_f64().unwrap() - ci[0].as_f64().unwrap()) / 2.0;
     assert!(
         (nelo - 425.5).abs() < 5.0 && (half - 481.5).abs() < 5.0,
+        "{v}"
+    );
+    // Three pairs of a win and a draw printed nElo 3471.8 +/- 71549.2: the same shape now,
+    // 425.5 +/- 481.5 to within the ε of the empty buckets.
+    let (v, _) = json(&["--penta", "0,0,0,3,0"]);
+    let nelo = num(&v, "nelo");
+    let ci = v["nelo_ci"].as_array().unwrap();
+    let half = (ci[1].as_f64().unwrap() - ci[0].as_f64().unwrap()) / 2.0;
+    assert!(
+        (nelo - 425.5).abs() < 5.0 && (half - 481.5).abs() < 25.0,
         "{v}"
     );
 }

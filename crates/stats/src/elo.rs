@@ -10,7 +10,7 @@ pub const NELO_PER_T: f64 = 800.0 / std::f64::consts::LN_10;
 
 /// Elo per natural-log unit of the logistic: `r = θ · 400 / ln 10`, so that `σ(θ)` is the
 /// expected score of [`score_from_elo`]. Intervals stated on the likelihood's own scale (the
-/// rating list's, a one-sided sample's) are carried to Elo by it.
+/// rating list's, a degenerate sample's) are carried to Elo by it.
 pub const ELO_PER_NAT: f64 = 400.0 / std::f64::consts::LN_10;
 
 /// The widest Elo difference (logistic, normalized or BayesElo) a hypothesis or a true Elo may

@@ -50,16 +50,16 @@ impl NormalizedElo {
 /// game, or a pair's average) and N the regularized entries; for pairs this is the per-game
 /// variance implied by the pairs, which opening bias makes smaller than the trinomial one.
 ///
-/// A one-sided sample ([`Sample::is_one_sided`]: every game won, or every game lost) is the
-/// exception. fishtest clamps its score to 99.9 % (1199.8 Elo) and, its variance being
+/// A degenerate sample ([`Sample::is_degenerate`]: every game won, or every game lost, or
+/// every pair the same uneven score) is the exception. fishtest clamps its score to 99.9 % (1199.8 Elo) and, its variance being
 /// fishtest's regularization alone, prints LOS 100 %: certainty from ten games. Here it gets
 /// BayesElo's prior of [`crate::VIRTUAL_DRAWS`], and the estimate, interval and LOS are the
 /// likelihood's on the Elo scale (the delta method at the mode, as the rating list states every
 /// interval), because on the score scale the interval of a score near 1 runs past 1. Ten wins:
 /// 416 ± 239 Elo, LOS 99.97 %; `arbiter rate` rates the same games the same.
 pub fn elo(sample: &Sample) -> Result<EloEstimate, StatsError> {
-    if sample.is_one_sided() {
-        return one_sided_elo(sample);
+    if sample.is_degenerate() {
+        return degenerate_elo(sample);
     }
     let empirical = sample.empirical()?;
     let (mu, var) = empirical.pdf.mean_variance();
@@ -73,8 +73,8 @@ pub fn elo(sample: &Sample) -> Result<EloEstimate, StatsError> {
     })
 }
 
-/// See [`elo`]: the one-sided case, on the logit scale with the prior's virtual draws.
-fn one_sided_elo(sample: &Sample) -> Result<EloEstimate, StatsError> {
+/// See [`elo`]: the degenerate case, on the logit scale with the prior's virtual draws.
+fn degenerate_elo(sample: &Sample) -> Result<EloEstimate, StatsError> {
     let empirical = sample.with_virtual_draws().empirical()?;
     let (mu, var) = empirical.pdf.mean_variance();
     let theta = (mu / (1.0 - mu)).ln();
@@ -90,12 +90,12 @@ fn one_sided_elo(sample: &Sample) -> Result<EloEstimate, StatsError> {
 /// Normalized Elo and its delta-method interval. The t-value of a pair's average is about √2
 /// times a game's, so pentanomial nElo divides by √2 to stay per game.
 ///
-/// A one-sided sample has no variance but fishtest's regularization, so its t-value runs to
-/// thousands (three pairs won twice: nElo 4911 ± 95610); it is computed with BayesElo's prior
-/// of [`crate::VIRTUAL_DRAWS`], as [`elo`] computes its Elo: three pairs won twice read as
-/// 425 ± 481.
+/// A degenerate sample ([`Sample::is_degenerate`]) has no variance but fishtest's
+/// regularization, so its t-value runs to thousands (three pairs won twice: nElo 4911 ± 95610;
+/// three pairs of a win and a draw: 3472 ± 71549); it is computed with BayesElo's prior of
+/// [`crate::VIRTUAL_DRAWS`], as [`elo`] computes its Elo: both read as 425 ± 481.
 pub fn normalized_elo(sample: &Sample) -> Result<NormalizedElo, StatsError> {
-    let sample = &sample.with_prior_if_one_sided();
+    let sample = &sample.with_prior_if_degenerate();
     let empirical = sample.empirical()?;
     let m = empirical.pdf.moments();
     let t = (m.mean - 0.5) / m.variance.sqrt();

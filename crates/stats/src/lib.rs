@@ -48,7 +48,8 @@
 //!
 //! - An empty sample is [`StatsError::NoGames`]; fishtest would regularize it into three
 //!   epsilons and print numbers.
-//! - A one-sided sample (every game won, or every game lost) has no finite estimate; fishtest
+//! - A degenerate sample ([`Sample::is_degenerate`]: every game won, or every game lost, or
+//!   every pair the same uneven score) has no finite estimate or no observed spread; fishtest
 //!   prints its score clamp (1199.8 Elo), LOS 100 % and an nElo in the thousands from ten
 //!   games. Its Elo, interval, LOS and nElo take BayesElo's prior of [`VIRTUAL_DRAWS`]
 //!   ([`estimate::elo`]), and so does a rating list without a finite maximum ([`rate`]). The

@@ -40,7 +40,9 @@
 //!   regularization of zero counts alone (0.001 of a game) would put them 1930 apart with an
 //!   interval of ±4000 and a LOS of 68 %. The engine is marked [`RatedEngine::separated`]: its
 //!   rating leans on the prior. Groups whose likelihood has a maximum are fitted to their
-//!   counts alone, which keeps the two-engine case equal to the match Elo.
+//!   counts alone, which keeps the two-engine case equal to the match Elo. So is a group with
+//!   a pairing whose spread was never observed ([`crate::Sample::is_degenerate`]: every pair of
+//!   the pairing 1½–½, say), whose interval would otherwise be the regularization alone.
 //! - **Groups that never met.** Ratings of engines in different connected components of the
 //!   "played each other" graph are not comparable. Each group is rated on its own and centred
 //!   on the anchor (the anchor's group on the anchor engine, the others on their mean);
@@ -463,8 +465,12 @@ fn rate_group(
         .filter_map(|p| Some((*local.get(&p.a)?, *local.get(&p.b)?, p)))
         .collect();
     let separated = separated(members.len(), &raw);
-    // Without a finite maximum, every pairing of the group takes the prior's virtual draws.
-    let with_prior: Vec<Pairing> = if separated.contains(&true) {
+    // Without a finite maximum, or with a pairing whose spread was not observed (its interval
+    // would be fishtest's regularization alone), every pairing of the group takes the prior's
+    // virtual draws: the pairing alone would take them as a match's statistics.
+    let needs_prior =
+        separated.contains(&true) || raw.iter().any(|(_, _, p)| p.sample.is_degenerate());
+    let with_prior: Vec<Pairing> = if needs_prior {
         raw.iter()
             .map(|(_, _, p)| p.with_prior())
             .collect::<Result<_, _>>()?

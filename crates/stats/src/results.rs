@@ -10,8 +10,9 @@ pub const REGULARIZATION_EPSILON: f64 = 1e-3;
 
 /// BayesElo's default prior: two virtual draws between every two engines that played each
 /// other (one virtual pair of draws when the games were played in pairs). Arbiter adds it only
-/// where the likelihood alone has no maximum, a score of 100 % or 0 % (see
-/// [`Sample::is_one_sided`]): 10 straight wins then read as 11 of 12 points, 416 Elo, instead
+/// where the counts alone answer nothing: a score of 100 % or 0 %, where the likelihood has no
+/// maximum, or every entry scoring the same uneven score, where no spread was observed (see
+/// [`Sample::is_degenerate`]). 10 straight wins then read as 11 of 12 points, 416 Elo, instead
 /// of the infinity no finite estimate can improve on. Everywhere else the counts are taken as
 /// they are, so fishtest's figures are unchanged.
 pub const VIRTUAL_DRAWS: u64 = 2;
@@ -202,14 +203,17 @@ impl Sample {
         }
     }
 
-    /// Every point went to one side: every game won, or every game lost (every pair won twice,
-    /// or lost twice). No finite Elo explains such a sample: its maximum-likelihood score is
-    /// 1 or 0, and its observed variance vanishes, so Elo, its interval, LOS and nElo of the
-    /// raw counts all blow up. An empty sample is not one-sided.
-    pub fn is_one_sided(&self) -> bool {
+    /// Every entry scored the same, and not an even score: every game won, or every game lost
+    /// (a sweep), or in pairs every pair won twice, lost twice, or every pair 1½–½ the same way
+    /// (three pairs of a win and a draw). Such a sample has no spread but fishtest's
+    /// regularization (0.001 of a game), so its interval, LOS and nElo blow up (three pairs of
+    /// a win and a draw: nElo 3472 ± 71549), and a sweep has no finite Elo either. An even
+    /// score (every game drawn, every pair 1–1) leaves Elo 0 and t-value 0, which fishtest's
+    /// figures state well, and an empty sample is neither.
+    pub fn is_degenerate(&self) -> bool {
         let (counts, len) = self.raw();
         let used: Vec<usize> = (0..len).filter(|&i| counts[i] > 0).collect();
-        matches!(used.as_slice(), [i] if *i == 0 || *i == len - 1)
+        matches!(used.as_slice(), [i] if 2 * *i != len - 1)
     }
 
     /// The sample with BayesElo's prior added: [`VIRTUAL_DRAWS`] drawn games, or half as many
@@ -228,9 +232,9 @@ impl Sample {
     }
 
     /// The sample every estimate is computed on: the counts themselves, or with
-    /// [`VIRTUAL_DRAWS`] when they are one-sided.
-    pub fn with_prior_if_one_sided(&self) -> Sample {
-        if self.is_one_sided() {
+    /// [`VIRTUAL_DRAWS`] when they are degenerate ([`Sample::is_degenerate`]).
+    pub fn with_prior_if_degenerate(&self) -> Sample {
+        if self.is_degenerate() {
             self.with_virtual_draws()
         } else {
             *self
@@ -317,6 +321,37 @@ mod tests {
         assert!(Sample::from(Pentanomial::from_counts([half, 1, 0, 0, 0]))
             .check()
             .is_err());
+    }
+
+    #[test]
+    fn degenerate_samples_are_those_without_spread_at_an_uneven_score() {
+        let tri = |w, d, l| Sample::from(Trinomial::from_wdl(w, d, l));
+        let penta = |c| Sample::from(Pentanomial::from_counts(c));
+        for s in [
+            tri(10, 0, 0),
+            tri(0, 0, 3),
+            penta([0, 0, 0, 0, 3]),
+            penta([0, 0, 0, 3, 0]),
+            penta([0, 4, 0, 0, 0]),
+        ] {
+            assert!(s.is_degenerate(), "{s:?}");
+            assert_ne!(s.with_prior_if_degenerate(), s);
+        }
+        for s in [
+            tri(0, 5, 0),
+            tri(10, 1, 0),
+            tri(0, 0, 0),
+            penta([0, 0, 7, 0, 0]),
+            penta([0, 0, 0, 1, 2]),
+        ] {
+            assert!(!s.is_degenerate(), "{s:?}");
+            assert_eq!(s.with_prior_if_degenerate(), s);
+        }
+        assert_eq!(
+            penta([0, 0, 0, 3, 0]).with_virtual_draws(),
+            penta([0, 0, 1, 3, 0])
+        );
+        assert_eq!(tri(10, 0, 0).with_virtual_draws(), tri(10, 2, 0));
     }
 
     #[test]

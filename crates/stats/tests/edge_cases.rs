@@ -241,6 +241,19 @@ fn a_sweep_takes_the_prior() {
     // The three empty buckets' ε move both by under 1 %.
     close(nelo.nelo, scale * 3f64.sqrt(), 0.01 * 425.5);
     close(nelo.half_width, scale * z_95(), 0.01 * 481.5);
+    // Issue 18, item 15's own case: three pairs of a win and a draw printed nElo
+    // 3471.8 +/- 71549.2. With the virtual pair of draws the pair averages are ½ and ¾ with
+    // shares ¼ and ¾: the same two-point shape as above, a quarter apart, so the same t.
+    let dw = Sample::from(Pentanomial::from_counts([0, 0, 0, 3, 0]));
+    let nelo = estimate::normalized_elo(&dw).unwrap();
+    close(nelo.nelo, scale * 3f64.sqrt(), 0.01 * 425.5);
+    // The ε of the bucket 0 sits four steps from the mean here, which moves the kurtosis in
+    // the half-width by 4 %.
+    close(nelo.half_width, scale * z_95(), 0.05 * 481.5);
+    // Its Elo: 4.5 of 6 points and the virtual 1 of 2, 5.5 of 8: 400·log10(11/5) = 137.
+    let e = estimate::elo(&dw).unwrap();
+    close(e.elo, 400.0 * (11.0f64 / 5.0).log10(), 0.5);
+    assert!(e.half_width > 50.0 && e.los < 1.0, "{e:?}");
     // Samples with a point to each side are fishtest's, untouched: one win and one draw.
     let n = 2.0 + EPS;
     close(

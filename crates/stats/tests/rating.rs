@@ -267,6 +267,23 @@ fn a_sweep_is_near_certain_with_a_finite_interval() {
     close(line(&list, 0).elo * 2.0, 400.0 * 17f64.log10(), 1.0);
 }
 
+/// A pairing whose every pair ended 1½–½ has no observed spread: its interval was the
+/// regularization's alone (a few Elo from three pairs). It takes the prior as the match
+/// statistics do, and the list stays the match.
+#[test]
+fn a_pairing_without_spread_takes_the_prior() {
+    let p = Pentanomial::from_counts([0, 0, 0, 3, 0]);
+    let t = Trinomial::from_wdl(3, 3, 0);
+    let list = rate(&names(2), &[Encounter::pairs(0, 1, t, p)], Anchor::MeanZero).unwrap();
+    let matched = estimate::elo(&Sample::from(p)).unwrap();
+    let top = line(&list, 0);
+    close(2.0 * top.elo, matched.elo, 1e-6);
+    close(2.0 * top.half_width, matched.half_width, 1e-6);
+    close(top.los_next.unwrap(), matched.los, 1e-12);
+    assert!(matched.half_width > 50.0, "{matched:?}");
+    assert!(!top.separated);
+}
+
 #[test]
 fn a_perfect_score_is_finite_and_marked_separated() {
     // engine0 won all 100 games against engine1, which drew with engine2.
