@@ -896,3 +896,37 @@ impl LiveReport {
         .context("the report's thread")?
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbiter_runner::standings::{standings, PairingResult};
+    use arbiter_store::Totals;
+
+    /// Issue 18, item 15: before any game the progress bar named a leader "+0 +/- 0 Elo over
+    /// 0 games"; nobody leads then.
+    #[test]
+    fn no_leader_before_any_game() {
+        let names = vec!["A".to_owned(), "B".to_owned()];
+        let pairing = |totals| PairingResult {
+            first: 0,
+            second: 1,
+            totals,
+        };
+        let none = standings(&names, &[pairing(Totals::default())], true).unwrap();
+        assert_eq!(leader_line(&none), "");
+        let played = Totals {
+            pairs: 2,
+            wins: 3,
+            draws: 1,
+            losses: 0,
+            pentanomial: [0, 0, 0, 1, 1],
+        };
+        let some = standings(&names, &[pairing(played)], true).unwrap();
+        assert!(
+            leader_line(&some).starts_with("leader A +"),
+            "{}",
+            leader_line(&some)
+        );
+    }
+}
