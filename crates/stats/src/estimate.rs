@@ -93,7 +93,7 @@ fn degenerate_elo(sample: &Sample) -> Result<EloEstimate, StatsError> {
 /// A degenerate sample ([`Sample::is_degenerate`]) has no variance but fishtest's
 /// regularization, so its t-value runs to thousands (three pairs won twice: nElo 4911 ± 95610;
 /// three pairs of a win and a draw: 3472 ± 71549); it is computed with BayesElo's prior of
-/// [`crate::VIRTUAL_DRAWS`], as [`elo`] computes its Elo: both read as 425 ± 481.
+/// [`crate::VIRTUAL_DRAWS`], as [`elo`] computes its Elo: 424 ± 483 and 422 ± 500.
 pub fn normalized_elo(sample: &Sample) -> Result<NormalizedElo, StatsError> {
     let sample = &sample.with_prior_if_degenerate();
     let empirical = sample.empirical()?;
