@@ -51,8 +51,9 @@ impl NormalizedElo {
 /// variance implied by the pairs, which opening bias makes smaller than the trinomial one.
 ///
 /// A degenerate sample ([`Sample::is_degenerate`]: every game won, or every game lost, or
-/// every pair the same uneven score) is the exception. fishtest clamps its score to 99.9 % (1199.8 Elo) and, its variance being
-/// fishtest's regularization alone, prints LOS 100 %: certainty from ten games. Here it gets
+/// every pair the same uneven score) is the exception. fishtest clamps a sweep's score to
+/// 99.9 % (1199.8 Elo) and, its variance being fishtest's regularization alone, prints LOS
+/// 100 %: certainty from ten games. Here it gets
 /// BayesElo's prior of [`crate::VIRTUAL_DRAWS`], and the estimate, interval and LOS are the
 /// likelihood's on the Elo scale (the delta method at the mode, as the rating list states every
 /// interval), because on the score scale the interval of a score near 1 runs past 1. Ten wins:

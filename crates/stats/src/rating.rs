@@ -35,14 +35,14 @@
 //!   engines that played each other (a virtual pair of draws when they played in pairs): the
 //!   maximum is then finite and the likelihood's curvature there gives an interval and LOS
 //!   that say what a sweep says, near-certain superiority by an uncertain margin. Ten straight
-//!   wins rate two engines 416 ± 239 apart with LOS 99.97 %, 100 of them 800 ± 240 with LOS
-//!   1 - 3e-11, the numbers [`crate::estimate::elo`] gives the same games. fishtest's
+//!   wins rate two engines 416 ± 239 apart with LOS 99.97 %, 100 of them 802 ± 241 with LOS
+//!   1 - 3.4e-11, the numbers [`crate::estimate::elo`] gives the same games. fishtest's
 //!   regularization of zero counts alone (0.001 of a game) would put them 1930 apart with an
 //!   interval of ±4000 and a LOS of 68 %. The engine is marked [`RatedEngine::separated`]: its
-//!   rating leans on the prior. Groups whose likelihood has a maximum are fitted to their
-//!   counts alone, which keeps the two-engine case equal to the match Elo. So is a group with
-//!   a pairing whose spread was never observed ([`crate::Sample::is_degenerate`]: every pair of
-//!   the pairing 1½–½, say), whose interval would otherwise be the regularization alone.
+//!   rating leans on the prior. A group with a pairing whose spread was never observed
+//!   ([`crate::Sample::is_degenerate`]: every pair of the pairing 1½–½, say) takes the prior
+//!   too, since its interval would otherwise be the regularization alone. Every other group is
+//!   fitted to its counts alone, which keeps the two-engine case equal to the match Elo.
 //! - **Groups that never met.** Ratings of engines in different connected components of the
 //!   "played each other" graph are not comparable. Each group is rated on its own and centred
 //!   on the anchor (the anchor's group on the anchor engine, the others on their mean);
