@@ -233,7 +233,7 @@ fn a_uci_engine_is_tuned_through_setoption() {
 #[test]
 fn bad_configurations_are_refused_clearly() {
     let dir = tempfile::tempdir().unwrap();
-    let cases: [(&str, String, &str); 7] = [
+    let cases: [(&str, String, &str); 8] = [
         (
             "no-section.toml",
             IN_PROCESS.to_owned(),
@@ -274,6 +274,16 @@ fn bad_configurations_are_refused_clearly() {
                  [spsa.confirm]\nelo0 = 5\nelo1 = 0\n"
             ),
             "spsa.confirm: sprt: elo0 (5) must be below elo1 (0)",
+        ),
+        (
+            // Issue 18, item 9: R_k was a NaN, stored as null, and the run unreadable for ever.
+            "overflow.toml",
+            format!(
+                "{IN_PROCESS}nodes = 100\n[spsa]\npairs = 4\nparams = [\"knight_mg\"]\n\
+                 alpha = 1e300\ngamma = 1e300\n"
+            ),
+            "alpha = 1e300, gamma = 1e300 over 4 pairs in steps of 4: c_k at the first step of \
+             knight_mg is inf, not a finite number",
         ),
     ];
     std::fs::write(

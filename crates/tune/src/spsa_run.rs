@@ -417,6 +417,17 @@ pub enum SpsaRunError {
         what: &'static str,
         reason: String,
     },
+    /// A step's arithmetic left the finite numbers: nothing of it is stored (JSON would keep
+    /// a NaN as `null`, which no later read accepts).
+    #[error(
+        "run {run}, step {step}: the step gave values that are not finite numbers ({values}); \
+         nothing of it was stored: check the hyper-parameters and the parameters' c_end and r_end"
+    )]
+    NotFinite {
+        run: RunId,
+        step: u64,
+        values: String,
+    },
 }
 
 /// A finished step, as the driver reports it.
@@ -457,12 +468,28 @@ pub async fn resume_point(spsa: &Spsa, store: &Store, run: RunId) -> Result<Resu
     let theta = match steps.last() {
         None => spsa.start(),
         Some(last) => {
-            let theta: Vec<f64> =
+            // Read as optional numbers first: an older arbiter could store a NaN, as `null`.
+            let stored: Vec<Option<f64>> =
                 serde_json::from_str(&last.step.theta).map_err(|e| SpsaRunError::Stored {
                     run,
                     what: "values",
                     reason: e.to_string(),
                 })?;
+            if stored.iter().any(Option::is_none) {
+                return Err(SpsaRunError::Stored {
+                    run,
+                    what: "values",
+                    reason: format!(
+                        "step {} of run {:?} holds null where a value belongs (a NaN from \
+                         hyper-parameters whose arithmetic overflowed, stored by an older \
+                         arbiter): the run cannot be continued; start a new one under another \
+                         `name`",
+                        last.step.step,
+                        store.run(run).await?.spec.name
+                    ),
+                });
+            }
+            let theta: Vec<f64> = stored.into_iter().flatten().collect();
             if theta.len() != spsa.params().len() {
                 return Err(SpsaRunError::Stored {
                     run,
@@ -581,6 +608,15 @@ pub async fn play_steps(
         let pairs: BTreeSet<u64> = spsa.step_pairs(step).collect();
         let totals = tally_pairs(spec, &pairs, events.clone()).await?;
         let next = spsa.update(&theta, &perturbation, totals.wins, totals.losses);
+        let p = &perturbation;
+        let numbers = [&next, &p.c, &p.r, &p.plus, &p.minus];
+        if !numbers.iter().all(|v| v.iter().all(|x| x.is_finite())) {
+            return Err(SpsaRunError::NotFinite {
+                run,
+                step,
+                values: format!("θ {next:?}, c_k {:?}, R_k {:?}", p.c, p.r),
+            });
+        }
         let record = TuningStep {
             step,
             iteration: perturbation.iteration,
@@ -684,6 +720,69 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(sprt.contains("[spsa.confirm]"), "{sprt}");
+    }
+
+    /// Issue 18, item 9: a store where an older arbiter wrote a NaN (as `null`) is named with
+    /// its run and step, not with serde's "invalid type: null".
+    #[test]
+    fn a_stored_null_is_named_with_its_run_not_a_serde_message() {
+        let dir = tempfile::tempdir().unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let file = dir.path().join("runs.db").display().to_string();
+            let store = Store::open(&arbiter_store::Location::parse(&file))
+                .await
+                .unwrap();
+            let params = parse_lines("p, int, 5, 0, 10, 1, 0.002", "t").unwrap();
+            let hyper = Hyper {
+                pairs: 8,
+                pairs_per_step: 4,
+                a_ratio: DEFAULT_A_RATIO,
+                alpha: DEFAULT_ALPHA,
+                gamma: DEFAULT_GAMMA,
+            };
+            let spsa = Spsa::new(params, hyper).unwrap();
+            let spec = arbiter_store::RunSpec::head_to_head(
+                "nan-run".into(),
+                1,
+                String::new(),
+                "e+".into(),
+                "e-".into(),
+                8,
+            );
+            let setup = SpsaSetup::of(&spsa).tuning_setup();
+            let run = store.create_tuning_run(&spec, &setup).await.unwrap();
+            let step = TuningStep {
+                step: 0,
+                iteration: 0,
+                totals: Totals {
+                    pairs: 4,
+                    wins: 4,
+                    draws: 0,
+                    losses: 4,
+                    pentanomial: [0, 0, 4, 0, 0],
+                },
+                perturbation: "{}".into(),
+                theta: "[null]".into(),
+            };
+            assert_eq!(
+                store.commit_step(run, &step).await.unwrap(),
+                Committed::Inserted
+            );
+            let err = resume_point(&spsa, &store, run)
+                .await
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("step 0 of run \"nan-run\" holds null where a value belongs"),
+                "{err}"
+            );
+            assert!(!err.contains("invalid type"), "{err}");
+            store.close().await;
+        });
     }
 
     #[test]
