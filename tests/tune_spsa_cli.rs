@@ -307,6 +307,52 @@ fn bad_configurations_are_refused_clearly() {
     assert!(text(&missing.stderr).contains("nowhere.toml"));
 }
 
+/// Issue 18, item 8: fishtest lines a UCI engine cannot take (an option it lacks, a range
+/// beyond the one it declares, a float for a spin) are refused before the first step, with
+/// what the engine declares; before, the run played to the end and wrote a file the engine
+/// refuses. Stockfish from /usr/games, whose `uci` answer declares `Skill Level` as a spin
+/// from 0 to 20.
+#[test]
+fn parameters_a_uci_engine_does_not_declare_are_refused() {
+    let stockfish = "/usr/games/stockfish";
+    assert!(Path::new(stockfish).is_file(), "{stockfish} is needed");
+    let dir = tempfile::tempdir().unwrap();
+    let engine = format!("[[engine]]\nname = \"sf\"\ncmd = \"{stockfish}\"\n");
+    let path = config(dir.path(), &engine);
+    let cases = [
+        (
+            "KnightValue, int, 300, 200, 400, 10, 0.002\n",
+            "KnightValue: engine sf (/usr/games/stockfish) declares no option \"KnightValue\"; \
+             its spin options: Threads 1..1024, Hash 1..33554432",
+        ),
+        (
+            "Skill Level, int, 10, 0, 30, 2, 0.002\n",
+            "Skill Level: the range 0..30 goes beyond the 0..20 that engine sf \
+             (/usr/games/stockfish) declares for Skill Level",
+        ),
+        (
+            "Skill Level, float, 10, 0, 20, 2, 0.002\n",
+            "Skill Level: engine sf (/usr/games/stockfish) declares Skill Level as a spin \
+             option, which cannot take a fraction",
+        ),
+        (
+            "Ponder, int, 0, 0, 1, 1, 0.002\n",
+            "declares Ponder as a check option; an int parameter needs a spin",
+        ),
+    ];
+    for (lines, expected) in cases {
+        std::fs::write(dir.path().join("tune.txt"), lines).unwrap();
+        let out = arbiter(&["tune", "spsa", &path.display().to_string()], dir.path());
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{lines}: {stderr}");
+        assert!(
+            stderr.contains("spsa.params_file (") && stderr.contains(expected),
+            "{lines}: {stderr}"
+        );
+        assert!(!dir.path().join("runs.db").exists(), "nothing is stored");
+    }
+}
+
 /// `[spsa.confirm]`: after tuning, the tuned values play the start values in an SPRT through
 /// the match command, whose exit code is the command's (3: no decision at the pair limit).
 #[test]

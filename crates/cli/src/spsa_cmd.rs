@@ -79,6 +79,16 @@ async fn tune(args: &SpsaArgs) -> anyhow::Result<Option<RunConfig>> {
     spec.players[0].name = format!("{name}+");
     spec.players[1].name = format!("{name}-");
     let params = config.params(&spec.players[0], &base)?;
+    if let Some(file) = &config.spsa.params_file {
+        // A UCI engine is asked what it declares before anything is played or stored.
+        spsa_run::check_uci_options(
+            &spec.players[0],
+            config.engine_name(),
+            &params,
+            &base.join(file),
+        )
+        .await?;
+    }
     let spsa = Spsa::new(params, config.hyper(spec.concurrency))?;
     let setup = SpsaSetup::of(&spsa).tuning_setup();
     // The confirmation's own settings (its SPRT bounds) are judged now, not after the tuning.

@@ -367,6 +367,83 @@ fn check_staunton_lines(params: &[SpsaParam], path: &Path) -> Result<(), SpsaRun
     Ok(())
 }
 
+/// Checks fishtest lines for a UCI engine against the options it declares in its `uci`
+/// answer, as [`check_staunton_lines`] does for staunton's own parameters: each must be an
+/// option it declares, a `spin` for an int parameter (a float needs an option that takes a
+/// fraction: not a spin, check, combo or button), and the tuned range must lie within the
+/// spin's `min`..`max`. Without this a run plays every step with values the engine ignores or
+/// clamps, exits 0 and writes a tuned file the engine refuses. `path` is the parameter file,
+/// for the messages; the engine is started once and shut down.
+pub async fn check_uci_options(
+    player: &PlayerSpec,
+    engine: &str,
+    params: &[SpsaParam],
+    path: &Path,
+) -> Result<(), SpsaRunError> {
+    let PlayerKind::Uci(process) = &player.kind else {
+        return Ok(());
+    };
+    let field = format!("spsa.params_file ({})", path.display());
+    let who = format!("engine {engine} ({})", process.cmd.display());
+    let uci = arbiter_runner::process::UciProcess::start(process, player.timeouts)
+        .await
+        .map_err(|fault| {
+            invalid(
+                field.clone(),
+                format!("{who} must answer `uci` for its options to be checked: {fault}"),
+            )
+        })?;
+    let spins: Vec<String> = uci
+        .options
+        .iter()
+        .filter(|o| o.kind == "spin")
+        .map(|o| format!("{} {}..{}", o.name, o.min.unwrap_or(0), o.max.unwrap_or(0)))
+        .collect();
+    let mut problem = None;
+    for p in params {
+        let why = match uci.option(&p.name) {
+            None => Some(format!(
+                "{who} declares no option {:?}; its spin options: {}",
+                p.name,
+                if spins.is_empty() {
+                    "none".to_owned()
+                } else {
+                    spins.join(", ")
+                }
+            )),
+            Some(o) if p.kind == ParamKind::Int && o.kind != "spin" => Some(format!(
+                "{who} declares {} as a {} option; an int parameter needs a spin",
+                o.name, o.kind
+            )),
+            Some(o) if p.kind == ParamKind::Float && o.kind != "string" => Some(format!(
+                "{who} declares {} as a {} option, which cannot take a fraction; declare the \
+                 parameter int (or give the engine a string option for it)",
+                o.name, o.kind
+            )),
+            Some(o) if o.kind == "spin" => {
+                let (min, max) = (o.min.unwrap_or(i64::MIN), o.max.unwrap_or(i64::MAX));
+                (p.min < min as f64 || p.max > max as f64).then(|| {
+                    format!(
+                        "the range {}..{} goes beyond the {min}..{max} that {who} declares for \
+                         {}",
+                        p.min, p.max, o.name
+                    )
+                })
+            }
+            Some(_) => None,
+        };
+        if let Some(why) = why {
+            problem = Some(format!("{}: {why}", p.name));
+            break;
+        }
+    }
+    uci.shutdown().await;
+    match problem {
+        Some(reason) => Err(invalid(field, reason).into()),
+        None => Ok(()),
+    }
+}
+
 /// FNV-1a, 64 bits: a stable hash for run names (std's hashers may change between releases).
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
