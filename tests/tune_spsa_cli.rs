@@ -414,3 +414,105 @@ fn an_edited_configuration_does_not_continue_a_run() {
     assert!(stderr.contains("spsa: pairs = 99"), "{stderr}");
     assert!(stored_steps(dir.path()).is_empty(), "nothing was played");
 }
+
+/// The confirmation match of the store in `dir` (the run that is not a tuning run), with its
+/// committed pairs and whether it is finished.
+async fn confirmation(
+    store: &Store,
+) -> Option<(
+    arbiter_store::RunId,
+    std::collections::BTreeSet<arbiter_store::PairKey>,
+    bool,
+)> {
+    for run in store.runs().await.ok()? {
+        if store.tuning_setup(run.id).await.ok()?.is_none() {
+            let pairs = store.committed_pairs(run.id).await.ok()?;
+            let finished = matches!(run.state, arbiter_store::RunState::Finished { .. });
+            return Some((run.id, pairs, finished));
+        }
+    }
+    None
+}
+
+/// Issue 18, item 19: killed during `[spsa.confirm]`, the rerun started a new tuning run
+/// (`tune-2`) and replayed all the tuning. It continues the confirmation instead, keeping the
+/// pairs it committed. The kill lands once the confirmation has committed a pair (watched in
+/// the store the real binary writes).
+#[test]
+fn an_interrupted_confirmation_is_continued_not_tuned_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = config(dir.path(), IN_PROCESS);
+    let mut toml = std::fs::read_to_string(&path).unwrap();
+    toml = toml.replace("pairs = 16\n", "pairs = 8\n");
+    // Wide SPRT bounds at small error rates: the confirmation runs long enough to be cut.
+    toml.push_str(
+        "[spsa.confirm]\nelo0 = -5\nelo1 = 5\nalpha = 0.001\nbeta = 0.001\nrounds = 40\n",
+    );
+    std::fs::write(&path, toml).unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let location = Location::parse(&dir.path().join("runs.db").display().to_string());
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["tune", "spsa", "tune.toml"])
+        .current_dir(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // A guard against a hang, not a measure of speed.
+    let give_up = Instant::now() + Duration::from_secs(600);
+    let (id, before) = loop {
+        let seen = runtime.block_on(async {
+            let store = Store::open(&location).await.ok()?;
+            let found = confirmation(&store).await;
+            store.close().await;
+            found
+        });
+        if let Some((id, pairs, finished)) = seen {
+            assert!(
+                !finished,
+                "the confirmation ended before it could be cut short"
+            );
+            if !pairs.is_empty() {
+                break (id, pairs);
+            }
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the command ended before its confirmation committed a pair"
+        );
+        assert!(
+            Instant::now() < give_up,
+            "no confirmation pair was committed"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    child.kill().unwrap(); // SIGKILL on Unix
+    child.wait().unwrap();
+    let steps = stored_steps(dir.path());
+    assert_eq!(
+        steps.len(),
+        2,
+        "the tuning run was finished before the kill"
+    );
+
+    let out = tune(&path, dir.path());
+    let stderr = text(&out.stderr);
+    assert!(matches!(out.status.code(), Some(0 | 1 | 3)), "{stderr}");
+    assert!(
+        stderr.contains("SPSA run 1 (tune, tuning finished; continuing its confirmation)"),
+        "{stderr}"
+    );
+    assert_eq!(stored_steps(dir.path()), steps, "no step was played again");
+    runtime.block_on(async {
+        let store = Store::open(&location).await.unwrap();
+        assert!(store.find_run_by_name("tune-2").await.unwrap().is_none());
+        assert_eq!(store.runs().await.unwrap().len(), 2, "no new run");
+        let (again, after, finished) = confirmation(&store).await.unwrap();
+        assert_eq!(again, id, "the same confirmation run");
+        assert!(finished, "the confirmation went on to its end");
+        assert!(after.is_superset(&before), "{before:?} kept in {after:?}");
+        assert!(after.len() > before.len());
+        store.close().await;
+    });
+}
