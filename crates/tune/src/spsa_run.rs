@@ -539,34 +539,41 @@ fn theta_json(theta: &[f64]) -> String {
     serde_json::to_string(theta).unwrap_or_default()
 }
 
+/// θ as a step stored it. An older arbiter could store a NaN, which JSON keeps as `null`: that
+/// is said as such, not as serde's "invalid type: null" (the run and the report both read it).
+pub fn stored_theta(json: &str) -> Result<Vec<f64>, String> {
+    let stored: Vec<Option<f64>> = serde_json::from_str(json).map_err(|e| e.to_string())?;
+    if stored.iter().any(Option::is_none) {
+        return Err(
+            "null where a value belongs (a NaN from hyper-parameters whose arithmetic \
+                    overflowed, stored by an older arbiter)"
+                .to_owned(),
+        );
+    }
+    Ok(stored.into_iter().flatten().collect())
+}
+
 /// θ after the last committed step of `run` (θ₀ if none), and how many steps are committed.
 pub async fn resume_point(spsa: &Spsa, store: &Store, run: RunId) -> Result<Resumed, SpsaRunError> {
     let steps = store.tuning_steps(run).await?;
     let theta = match steps.last() {
         None => spsa.start(),
         Some(last) => {
-            // Read as optional numbers first: an older arbiter could store a NaN, as `null`.
-            let stored: Vec<Option<f64>> =
-                serde_json::from_str(&last.step.theta).map_err(|e| SpsaRunError::Stored {
-                    run,
-                    what: "values",
-                    reason: e.to_string(),
-                })?;
-            if stored.iter().any(Option::is_none) {
-                return Err(SpsaRunError::Stored {
-                    run,
-                    what: "values",
-                    reason: format!(
-                        "step {} of run {:?} holds null where a value belongs (a NaN from \
-                         hyper-parameters whose arithmetic overflowed, stored by an older \
-                         arbiter): the run cannot be continued; start a new one under another \
-                         `name`",
-                        last.step.step,
-                        store.run(run).await?.spec.name
-                    ),
-                });
-            }
-            let theta: Vec<f64> = stored.into_iter().flatten().collect();
+            let theta = match stored_theta(&last.step.theta) {
+                Ok(theta) => theta,
+                Err(reason) => {
+                    let name = store.run(run).await?.spec.name;
+                    return Err(SpsaRunError::Stored {
+                        run,
+                        what: "values",
+                        reason: format!(
+                            "step {} of run {name:?}: {reason}; the run cannot be continued: \
+                             start a new one under another `name`",
+                            last.step.step
+                        ),
+                    });
+                }
+            };
             if theta.len() != spsa.params().len() {
                 return Err(SpsaRunError::Stored {
                     run,
@@ -854,7 +861,7 @@ mod tests {
                 .unwrap_err()
                 .to_string();
             assert!(
-                err.contains("step 0 of run \"nan-run\" holds null where a value belongs"),
+                err.contains("step 0 of run \"nan-run\": null where a value belongs"),
                 "{err}"
             );
             assert!(!err.contains("invalid type"), "{err}");
