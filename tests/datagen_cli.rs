@@ -214,3 +214,24 @@ fn bad_settings_are_named() {
         "nothing is created for settings that cannot run"
     );
 }
+
+/// An odd number of games is said in games, as the user asked for them (the runner's rounds
+/// are datagen's business, not the user's), and the extra game is played and counted.
+#[test]
+fn an_odd_game_count_is_spoken_of_in_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = arbiter(&datagen_args("3", "5"), dir.path());
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert!(
+        stderr.contains(
+            "warning: games = 3: datagen stores games two at a time, so it plays 4 games"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("round"), "{stderr}");
+    assert!(
+        stdout.contains("Games: 4 (run 1, datagen, seed 5)"),
+        "{stdout}"
+    );
+}

@@ -233,7 +233,7 @@ fn a_uci_engine_is_tuned_through_setoption() {
 #[test]
 fn bad_configurations_are_refused_clearly() {
     let dir = tempfile::tempdir().unwrap();
-    let cases: [(&str, String, &str); 7] = [
+    let cases: [(&str, String, &str); 8] = [
         (
             "no-section.toml",
             IN_PROCESS.to_owned(),
@@ -275,6 +275,16 @@ fn bad_configurations_are_refused_clearly() {
             ),
             "spsa.confirm: sprt: elo0 (5) must be below elo1 (0)",
         ),
+        (
+            // Issue 18, item 9: R_k was a NaN, stored as null, and the run unreadable for ever.
+            "overflow.toml",
+            format!(
+                "{IN_PROCESS}nodes = 100\n[spsa]\npairs = 4\nparams = [\"knight_mg\"]\n\
+                 alpha = 1e300\ngamma = 1e300\n"
+            ),
+            "alpha = 1e300, gamma = 1e300 over 4 pairs in steps of 4: c_k at the first step of \
+             knight_mg is inf, not a finite number",
+        ),
     ];
     std::fs::write(
         dir.path().join("bad.txt"),
@@ -295,6 +305,52 @@ fn bad_configurations_are_refused_clearly() {
     let missing = arbiter(&["tune", "spsa", "nowhere.toml"], dir.path());
     assert_eq!(missing.status.code(), Some(2));
     assert!(text(&missing.stderr).contains("nowhere.toml"));
+}
+
+/// Issue 18, item 8: fishtest lines a UCI engine cannot take (an option it lacks, a range
+/// beyond the one it declares, a float for a spin) are refused before the first step, with
+/// what the engine declares; before, the run played to the end and wrote a file the engine
+/// refuses. Stockfish from /usr/games, whose `uci` answer declares `Skill Level` as a spin
+/// from 0 to 20.
+#[test]
+fn parameters_a_uci_engine_does_not_declare_are_refused() {
+    let stockfish = "/usr/games/stockfish";
+    assert!(Path::new(stockfish).is_file(), "{stockfish} is needed");
+    let dir = tempfile::tempdir().unwrap();
+    let engine = format!("[[engine]]\nname = \"sf\"\ncmd = \"{stockfish}\"\n");
+    let path = config(dir.path(), &engine);
+    let cases = [
+        (
+            "KnightValue, int, 300, 200, 400, 10, 0.002\n",
+            "KnightValue: engine sf (/usr/games/stockfish) declares no option \"KnightValue\"; \
+             its spin options: Threads 1..1024, Hash 1..33554432",
+        ),
+        (
+            "Skill Level, int, 10, 0, 30, 2, 0.002\n",
+            "Skill Level: the range 0..30 goes beyond the 0..20 that engine sf \
+             (/usr/games/stockfish) declares for Skill Level",
+        ),
+        (
+            "Skill Level, float, 10, 0, 20, 2, 0.002\n",
+            "Skill Level: engine sf (/usr/games/stockfish) declares Skill Level as a spin \
+             option, which cannot take a fraction",
+        ),
+        (
+            "Ponder, int, 0, 0, 1, 1, 0.002\n",
+            "declares Ponder as a check option; an int parameter needs a spin",
+        ),
+    ];
+    for (lines, expected) in cases {
+        std::fs::write(dir.path().join("tune.txt"), lines).unwrap();
+        let out = arbiter(&["tune", "spsa", &path.display().to_string()], dir.path());
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{lines}: {stderr}");
+        assert!(
+            stderr.contains("spsa.params_file (") && stderr.contains(expected),
+            "{lines}: {stderr}"
+        );
+        assert!(!dir.path().join("runs.db").exists(), "nothing is stored");
+    }
 }
 
 /// `[spsa.confirm]`: after tuning, the tuned values play the start values in an SPRT through
@@ -357,4 +413,106 @@ fn an_edited_configuration_does_not_continue_a_run() {
     );
     assert!(stderr.contains("spsa: pairs = 99"), "{stderr}");
     assert!(stored_steps(dir.path()).is_empty(), "nothing was played");
+}
+
+/// The confirmation match of the store in `dir` (the run that is not a tuning run), with its
+/// committed pairs and whether it is finished.
+async fn confirmation(
+    store: &Store,
+) -> Option<(
+    arbiter_store::RunId,
+    std::collections::BTreeSet<arbiter_store::PairKey>,
+    bool,
+)> {
+    for run in store.runs().await.ok()? {
+        if store.tuning_setup(run.id).await.ok()?.is_none() {
+            let pairs = store.committed_pairs(run.id).await.ok()?;
+            let finished = matches!(run.state, arbiter_store::RunState::Finished { .. });
+            return Some((run.id, pairs, finished));
+        }
+    }
+    None
+}
+
+/// Issue 18, item 19: killed during `[spsa.confirm]`, the rerun started a new tuning run
+/// (`tune-2`) and replayed all the tuning. It continues the confirmation instead, keeping the
+/// pairs it committed. The kill lands once the confirmation has committed a pair (watched in
+/// the store the real binary writes).
+#[test]
+fn an_interrupted_confirmation_is_continued_not_tuned_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = config(dir.path(), IN_PROCESS);
+    let mut toml = std::fs::read_to_string(&path).unwrap();
+    toml = toml.replace("pairs = 16\n", "pairs = 8\n");
+    // Wide SPRT bounds at small error rates: the confirmation runs long enough to be cut.
+    toml.push_str(
+        "[spsa.confirm]\nelo0 = -5\nelo1 = 5\nalpha = 0.001\nbeta = 0.001\nrounds = 40\n",
+    );
+    std::fs::write(&path, toml).unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let location = Location::parse(&dir.path().join("runs.db").display().to_string());
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["tune", "spsa", "tune.toml"])
+        .current_dir(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // A guard against a hang, not a measure of speed.
+    let give_up = Instant::now() + Duration::from_secs(600);
+    let (id, before) = loop {
+        let seen = runtime.block_on(async {
+            let store = Store::open(&location).await.ok()?;
+            let found = confirmation(&store).await;
+            store.close().await;
+            found
+        });
+        if let Some((id, pairs, finished)) = seen {
+            assert!(
+                !finished,
+                "the confirmation ended before it could be cut short"
+            );
+            if !pairs.is_empty() {
+                break (id, pairs);
+            }
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the command ended before its confirmation committed a pair"
+        );
+        assert!(
+            Instant::now() < give_up,
+            "no confirmation pair was committed"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    child.kill().unwrap(); // SIGKILL on Unix
+    child.wait().unwrap();
+    let steps = stored_steps(dir.path());
+    assert_eq!(
+        steps.len(),
+        2,
+        "the tuning run was finished before the kill"
+    );
+
+    let out = tune(&path, dir.path());
+    let stderr = text(&out.stderr);
+    assert!(matches!(out.status.code(), Some(0 | 1 | 3)), "{stderr}");
+    assert!(
+        stderr.contains("SPSA run 1 (tune, tuning finished; continuing its confirmation)"),
+        "{stderr}"
+    );
+    assert_eq!(stored_steps(dir.path()), steps, "no step was played again");
+    runtime.block_on(async {
+        let store = Store::open(&location).await.unwrap();
+        assert!(store.find_run_by_name("tune-2").await.unwrap().is_none());
+        assert_eq!(store.runs().await.unwrap().len(), 2, "no new run");
+        let (again, after, finished) = confirmation(&store).await.unwrap();
+        assert_eq!(again, id, "the same confirmation run");
+        assert!(finished, "the confirmation went on to its end");
+        assert!(after.is_superset(&before), "{before:?} kept in {after:?}");
+        assert!(after.len() > before.len());
+        store.close().await;
+    });
 }

@@ -204,13 +204,119 @@ fn wrong_configurations_name_the_file_and_what_was_expected() {
             "positions = []\noutput = \"o.toml\"\n",
             "texel.toml: positions: expected at least one file",
         ),
+        (
+            "positions = [\"good.txt\"]\noutput = \"o.toml\"\ntune = []\n",
+            "texel.toml: tune: empty: name at least one evaluation weight",
+        ),
+        (
+            "positions = [\"draws.txt\"]\noutput = \"o.toml\"\n",
+            "texel.toml: positions: no decisive result in ",
+        ),
+        (
+            "positions = [\"both.txt\"]\noutput = \"o.toml\"\n",
+            "both.txt, line 2: label -1 is only on the scale win/draw/loss",
+        ),
     ];
+    std::fs::write(
+        d.join("draws.txt"),
+        "4k3/8/8/8/8/8/8/4K2R w K - 0 1 [0.5]\n4k3/8/8/8/8/8/8/4K2R b K - 0 1 [0.5]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("both.txt"),
+        "4k3/8/8/8/8/8/8/4K2R w K - 0 1 | 0 | 0.5\n4k3/8/8/8/8/8/8/4K2R w K - 0 1 | 0 | -1\n",
+    )
+    .unwrap();
     for (config, expected) in cases {
         let (ok, stdout, stderr) = tune(d, config);
         assert!(!ok, "{config}: {stdout}");
         assert!(
             stderr.contains(expected),
             "{config}: expected {expected:?} in {stderr}"
+        );
+    }
+}
+
+/// The `K = ...` line of a fit's output.
+fn k_line(stdout: &str) -> &str {
+    stdout
+        .lines()
+        .find(|l| l.starts_with("K = "))
+        .unwrap_or_else(|| panic!("no K line in {stdout}"))
+}
+
+/// Issue 18, items 5 and 10. The same positions as a bullet file (`FEN | score | result`,
+/// its losses a whole `0` beside `0.5` draws) fit exactly as datagen's `FEN [result]` file:
+/// same K, same values (the `0`s were read as draws: K 0.48 instead of 1.38). And a learning
+/// rate far too large is said, and does not write values worse than the start.
+#[test]
+fn a_bullet_file_fits_as_its_datagen_original_and_a_runaway_rate_is_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    make_positions(d);
+    let original = std::fs::read_to_string(d.join("out/positions.txt")).unwrap();
+    let bullet: String = original
+        .lines()
+        .map(|line| {
+            let (fen, label) = line.rsplit_once(" [").unwrap();
+            let result = match label {
+                "1.0]" => "1",
+                "0.5]" => "0.5",
+                "0.0]" => "0",
+                other => panic!("{other}"),
+            };
+            format!("{fen} | 0 | {result}\n")
+        })
+        .collect();
+    assert!(bullet.contains(" | 0\n") && bullet.contains(" | 0.5\n"));
+    std::fs::write(d.join("out/bullet.txt"), bullet).unwrap();
+    let config = |file: &str, output: &str| {
+        format!("positions = [\"out/{file}\"]\nepochs = 5\noutput = \"out/{output}\"\n")
+    };
+    let (ok, datagen, stderr) = tune(d, &config("positions.txt", "a.toml"));
+    assert!(ok, "{datagen}{stderr}");
+    let (ok, bullet, stderr) = tune(d, &config("bullet.txt", "b.toml"));
+    assert!(ok, "{bullet}{stderr}");
+    assert!(
+        bullet.contains("labels read as White's score (1 win, 0.5 draw, 0 loss)"),
+        "{bullet}"
+    );
+    assert_eq!(k_line(&bullet), k_line(&datagen));
+    assert_eq!(
+        std::fs::read_to_string(d.join("out/a.toml")).unwrap(),
+        std::fs::read_to_string(d.join("out/b.toml")).unwrap()
+    );
+
+    let runaway = format!("{}learning_rate = 1e9\n", config("positions.txt", "c.toml"));
+    let (ok, stdout, stderr) = tune(d, &runaway);
+    assert!(ok, "{stdout}{stderr}");
+    assert!(stdout.contains("Loss: start 0."), "{stdout}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("out/c.loss.json")).unwrap()).unwrap();
+    let loss: Vec<f64> = json["loss"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    let best = json["best_epoch"].as_u64().unwrap() as usize;
+    let lowest = loss.iter().copied().fold(f64::INFINITY, f64::min);
+    assert_eq!(loss[best], lowest, "{json}");
+    // Adam at 1e9 overshoots: the last epoch is not the best, and it is said.
+    assert!(loss[loss.len() - 1] > lowest, "{json}");
+    assert!(
+        stderr.contains(&format!("warning: the loss rose after epoch {best} (")),
+        "{stderr}"
+    );
+    assert!(json["written_loss"].as_f64().unwrap() <= loss[0], "{json}");
+    // Every weight thrown to an end of its range is named.
+    let at_bounds = json["at_bounds"].as_array().unwrap();
+    assert!(!at_bounds.is_empty(), "{json}");
+    for name in at_bounds {
+        let name = name.as_str().unwrap();
+        assert!(
+            stderr.contains(&format!("warning: {name} ended at the end of its range")),
+            "{name}: {stderr}"
         );
     }
 }

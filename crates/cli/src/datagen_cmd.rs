@@ -218,7 +218,7 @@ async fn run_async(args: &DatagenArgs) -> anyhow::Result<ExitCode> {
         started.elapsed().as_secs_f64(),
     ));
 
-    for warning in &spec.warnings {
+    for warning in config.warnings().iter().chain(&spec.warnings) {
         info(&format!("warning: {warning}"));
     }
 

@@ -4,7 +4,8 @@
 //! Wiring only: `arbiter_tune::spsa_run` reads the configuration and plays the steps, the
 //! store keeps them. This module opens the store, finds or creates the run the way `arbiter
 //! match` does (the same configuration finds the same run, so rerunning it resumes; an edited
-//! one is refused; after a finished run the next is `NAME-2`), prints progress on stderr, and
+//! one is refused; after a finished run the next is `NAME-2`, unless that run's `[spsa.confirm]`
+//! was cut short: then the rerun continues the confirmation), prints progress on stderr, and
 //! writes the tuned values: a staunton parameter file (`NAME-tuned.toml`) for the in-process
 //! engine or `setoption` lines (`NAME-tuned.uci`) for a UCI engine, and a JSON summary
 //! (`NAME-tuned.json`, and on stdout with `--json`). The confirmation SPRT is an ordinary match
@@ -79,6 +80,16 @@ async fn tune(args: &SpsaArgs) -> anyhow::Result<Option<RunConfig>> {
     spec.players[0].name = format!("{name}+");
     spec.players[1].name = format!("{name}-");
     let params = config.params(&spec.players[0], &base)?;
+    if let Some(file) = &config.spsa.params_file {
+        // A UCI engine is asked what it declares before anything is played or stored.
+        spsa_run::check_uci_options(
+            &spec.players[0],
+            config.engine_name(),
+            &params,
+            &base.join(file),
+        )
+        .await?;
+    }
     let spsa = Spsa::new(params, config.hyper(spec.concurrency))?;
     let setup = SpsaSetup::of(&spsa).tuning_setup();
     // The confirmation's own settings (its SPRT bounds) are judged now, not after the tuning.
@@ -103,7 +114,17 @@ async fn tune(args: &SpsaArgs) -> anyhow::Result<Option<RunConfig>> {
         .with_context(|| format!("open the store {location}"))?;
 
     let (latest, next_name) = latest_run(&store, &config.run_name()).await?;
-    let existing = latest.filter(|run| !matches!(run.state, RunState::Finished { .. }));
+    let existing = match latest {
+        Some(run) if !matches!(run.state, RunState::Finished { .. }) => Some(run),
+        // Tuned to the end, but its confirmation was cut short (or never started): the rerun
+        // continues that, instead of tuning all over again as `NAME-2`.
+        Some(run)
+            if confirmation_pending(&store, &run, &config, &spsa, &base, &location).await? =>
+        {
+            Some(run)
+        }
+        _ => None,
+    };
     let seed = match &existing {
         Some(run) => run.spec.seed,
         None => config.run.seed.unwrap_or_else(fresh_seed),
@@ -140,7 +161,12 @@ async fn tune(args: &SpsaArgs) -> anyhow::Result<Option<RunConfig>> {
                     differences.join("\n  ")
                 );
             }
-            (found.id, "resumed")
+            let how = if matches!(found.state, RunState::Finished { .. }) {
+                "tuning finished; continuing its confirmation"
+            } else {
+                "resumed"
+            };
+            (found.id, how)
         }
         None => {
             let run_spec = RunSpec {
@@ -247,6 +273,39 @@ async fn tune(args: &SpsaArgs) -> anyhow::Result<Option<RunConfig>> {
         }
         None => None,
     })
+}
+
+/// Whether the finished tuning run `run` still owes this configuration its `[spsa.confirm]`:
+/// it was made with this very configuration, and the confirmation match of its final values is
+/// not in the store or not finished. The confirmation is found by the name its own
+/// configuration derives (what `arbiter match` finds a run again by): that configuration is a
+/// function of the tuning configuration and the run's stored final values, so it is the same
+/// match however often the command is rerun, and `arbiter match`'s code resumes it with its
+/// committed pairs.
+async fn confirmation_pending(
+    store: &Store,
+    run: &arbiter_store::Run,
+    config: &SpsaConfig,
+    spsa: &Spsa,
+    base: &Path,
+    location: &str,
+) -> anyhow::Result<bool> {
+    let Some(confirm) = &config.spsa.confirm else {
+        return Ok(false);
+    };
+    let setup = SpsaSetup::of(spsa).tuning_setup();
+    if store.tuning_setup(run.id).await? != Some(setup) {
+        return Ok(false);
+    }
+    let same = SpsaConfig::parse(&run.spec.config, &format!("run {}", run.id))
+        .is_ok_and(|stored| config.differences_from(&stored).is_empty());
+    if !same {
+        return Ok(false);
+    }
+    let theta = spsa_run::resume_point(spsa, store, run.id).await?.theta;
+    let matched = confirm_config(config, confirm, base, location, spsa, &theta);
+    let (confirmation, _) = latest_run(store, &matched.run_name()).await?;
+    Ok(confirmation.is_none_or(|c| !matches!(c.state, RunState::Finished { .. })))
 }
 
 /// `step 12/50, iteration 88: +14 =52 -14 over the last 40 pairs; knight_mg 2.43 (start

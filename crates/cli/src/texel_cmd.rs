@@ -13,8 +13,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{bail, Context};
-use arbiter_tune::positions::{read_positions, Filter};
-use arbiter_tune::texel::{fit, fit_k, Dataset, Quiet, Settings};
+use arbiter_tune::positions::{read_labelled, Filter};
+use arbiter_tune::texel::{fit, fitted_k, Dataset, Quiet, Settings};
 use serde::Deserialize;
 use staunton::{Params, PARAMS};
 
@@ -132,8 +132,33 @@ pub fn run(args: &TexelArgs) -> anyhow::Result<ExitCode> {
 
     let clock = Instant::now();
     let mut positions = Vec::new();
+    // Files whose labels are all draws: each alone says nothing a fit can use (and is most
+    // often a file read on the wrong scale), and all of them together cannot be fitted at all.
+    let mut drawn_only = Vec::new();
     for p in &config.positions {
-        positions.extend(read_positions(&resolve(p), &config.filter)?);
+        let path = resolve(p);
+        let read = read_labelled(&path, &config.filter)?;
+        let decisive = read.positions.iter().filter(|p| p.result != 0.5).count();
+        println!(
+            "{}: {} positions, {decisive} decisive, labels read as {}",
+            path.display(),
+            read.positions.len(),
+            read.labels
+        );
+        if decisive == 0 {
+            drawn_only.push(path.display().to_string());
+        }
+        positions.extend(read.positions);
+    }
+    if drawn_only.len() == config.positions.len() {
+        bail!(
+            "{file}: positions: no decisive result in {}: a fit needs wins and losses (every \
+             label is a draw, or there are no positions)",
+            drawn_only.join(", ")
+        );
+    }
+    for path in &drawn_only {
+        eprintln!("warning: {path}: no decisive result (every label is a draw, or none)");
     }
     let read = clock.elapsed().as_secs_f64();
     let clock = Instant::now();
@@ -162,7 +187,7 @@ pub fn run(args: &TexelArgs) -> anyhow::Result<ExitCode> {
             k
         }
         None => {
-            let k = fit_k(&data, &start);
+            let k = fitted_k(&data, &start).map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
             println!("K = {k:.4} (fitted to the start parameters, then fixed)");
             k
         }
@@ -191,6 +216,48 @@ pub fn run(args: &TexelArgs) -> anyhow::Result<ExitCode> {
         (data.len() * settings.epochs) as f64 / seconds.max(1e-9),
         settings.threads,
     );
+    let last = result.loss.last().copied().unwrap_or(f64::NAN);
+    println!(
+        "Loss: start {:.7}, lowest {:.7} (epoch {}), last {last:.7}; written (rounded to \
+         integers) {:.7}",
+        result.start_loss(),
+        result.loss[result.best_epoch],
+        result.best_epoch,
+        result.written_loss,
+    );
+    if result.best_epoch != settings.epochs {
+        eprintln!(
+            "warning: the loss rose after epoch {} ({:.7} -> {last:.7}{}): the values of epoch \
+             {} are written; a lower learning_rate (now {}) fits more steadily",
+            result.best_epoch,
+            result.loss[result.best_epoch],
+            if last > result.start_loss() {
+                ", above the start's"
+            } else {
+                ""
+            },
+            result.best_epoch,
+            settings.learning_rate
+        );
+    }
+    if result.written_loss >= result.start_loss() {
+        eprintln!(
+            "warning: the fit did not lower the loss (start {:.7}, written values {:.7}): the \
+             written values are no better than the start's",
+            result.start_loss(),
+            result.written_loss
+        );
+    }
+    let at_bounds = result.at_bounds(&start, &settings.tuned);
+    for &(i, bound) in &at_bounds {
+        let spec = &PARAMS[i];
+        eprintln!(
+            "warning: {} ended at the end of its range ({bound}; staunton allows {}..={}): \
+             the data pushes it further, which is more often a sign of wrong labels or a \
+             runaway learning rate than of a real value",
+            spec.name, spec.min, spec.max
+        );
+    }
     print!("{}", comparison(&start, &result.params, &settings.tuned));
 
     let output = resolve(&config.output);
@@ -214,6 +281,9 @@ pub fn run(args: &TexelArgs) -> anyhow::Result<ExitCode> {
         "epochs": settings.epochs,
         "learning_rate": settings.learning_rate,
         "loss": result.loss,
+        "best_epoch": result.best_epoch,
+        "written_loss": result.written_loss,
+        "at_bounds": at_bounds.iter().map(|&(i, _)| PARAMS[i].name).collect::<Vec<_>>(),
         "start": named(&start, &settings.tuned),
         "tuned": named(&result.params, &settings.tuned),
     });

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use arbiter_runner::config::{EngineConfig, RunConfig};
 use arbiter_store::{Run, RunId, RunOutcome, RunState, Store, TuningMethod};
 use arbiter_tune::spsa::{Hyper, ParamKind, Spsa, SpsaParam};
-use arbiter_tune::spsa_run::{option_value, SpsaConfig, SpsaSetup};
+use arbiter_tune::spsa_run::{option_value, stored_theta, SpsaConfig, SpsaSetup};
 use serde::Serialize;
 
 use crate::charts::{self, Ink, Line, LineChart};
@@ -89,7 +89,7 @@ impl TuningData {
         let mut steps = Vec::new();
         for committed in store.tuning_steps(run).await? {
             let s = committed.step;
-            let theta: Vec<f64> = serde_json::from_str(&s.theta)
+            let theta = stored_theta(&s.theta)
                 .map_err(|e| unreadable("values", format!("step {}: {e}", s.step)))?;
             if theta.len() != setup.params.len() {
                 return Err(unreadable(

@@ -182,6 +182,26 @@ impl DatagenConfig {
         Ok(())
     }
 
+    /// The games played: the runner commits games two at a time, so an odd count asked for
+    /// is played as the next even one (its extra game gets its own opening too).
+    pub fn games_played(&self) -> u64 {
+        self.games.div_ceil(2) * 2
+    }
+
+    /// What the user should hear before the games start, in the words of the configuration
+    /// (games, not the match's rounds).
+    pub fn warnings(&self) -> Vec<String> {
+        let mut warnings = Vec::new();
+        if self.games_played() != self.games {
+            warnings.push(format!(
+                "games = {}: datagen stores games two at a time, so it plays {} games",
+                self.games,
+                self.games_played()
+            ));
+        }
+        warnings
+    }
+
     /// Where the generated openings are written: beside the output, `NAME.book.epd`.
     pub fn book_path(&self) -> PathBuf {
         self.output.with_extension("book.epd")
@@ -220,7 +240,9 @@ impl DatagenConfig {
         RunConfig {
             name: Some(self.name.clone()),
             seed: Some(seed),
-            rounds: Some(self.games),
+            // An even count, so that the runner (which speaks of rounds) has nothing to warn of:
+            // `warnings` says it in games.
+            rounds: Some(self.games_played()),
             games: Some(1),
             concurrency: Some(self.concurrency),
             store: self.store.clone(),
@@ -277,9 +299,7 @@ pub fn generate_openings(
     seed: u64,
     threads: usize,
 ) -> Result<Vec<GeneratedOpening>, DatagenError> {
-    // The runner commits games two at a time, so an odd count plays one game more: it gets
-    // its own opening too.
-    let count = config.games.div_ceil(2) * 2;
+    let count = config.games_played();
     let threads = threads.clamp(1, 64) as u64;
     let per_thread: Vec<Result<Vec<(u64, GeneratedOpening)>, DatagenError>> =
         std::thread::scope(|scope| {

@@ -8,12 +8,22 @@
 //! - `FEN [1.0]`: one position a line, the label 1.0, 0.5 or 0.0 (or `1-0`, `1/2-1/2`, `0-1`)
 //!   in brackets. `arbiter datagen` writes this (see [`write_position`]); so does Ethereal.
 //! - `FEN | score | result`: the text format of bullet and marlinflow. The score is ignored;
-//!   the result is 1.0, 0.5 or 0.0, or as a whole number 1, 0 or -1 (a draw is `0` here and
-//!   `0.0` means Black won: a number with a point is a score, one without is a win/draw/loss).
+//!   the result is a number (see below).
 //! - EPD with the result in `c9`: `... c9 "1-0";`, as in Zurichess's `quiet-labeled.epd`.
 //! - PGN: every finished game's positions, filtered by [`Filter`] (games with the result `*`
 //!   have no label and are skipped). A file is PGN when its first line that is not blank
 //!   starts with `[` (a tag) or a move number (`1.`).
+//!
+//! **Numeric labels** (`| 0.5`, `[1]`) come on two scales: White's score (1, 0.5, 0) and
+//! win/draw/loss (1, 0, -1). A `0` is a loss on the first and a draw on the second, so the
+//! scale is decided per file from all its labels ([`Labels`]): a `0.5` says score, a `-1` says
+//! win/draw/loss, and a file holding both is refused at the first label that contradicts the
+//! scale the earlier ones set (a file read on the wrong scale turns every loss into a draw, or
+//! every draw into a loss, and the fit that follows is silently wrong). A file whose numbers
+//! are only 1 and 0 says neither; written with a point (`1.0`, `0.0`, as bullet and marlinflow
+//! write them) it is read as scores, as whole numbers it is refused, since it holds either no
+//! draws or no losses and nothing tells which. PGN results (`1-0`, `1/2-1/2`, `0-1`) mean the
+//! same on both scales and may stand beside numbers.
 //!
 //! Blank lines and lines starting with `#` are skipped in the line formats. The positions of a
 //! game are those a move was played from, because the filter's questions are about that move
@@ -98,6 +108,34 @@ pub enum PositionsError {
     Pgn { file: String, error: PgnError },
 }
 
+/// How the labels of a file were read: which scale its numbers were taken on.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Labels {
+    /// Every label a game result (`1-0`, `1/2-1/2`, `0-1`): PGN, EPD's `c9`, `[0-1]`.
+    Results,
+    /// Numbers as White's score: 1 a win, 0.5 a draw, 0 a loss.
+    Score,
+    /// Numbers as win/draw/loss: 1, 0, -1.
+    WinDrawLoss,
+}
+
+impl std::fmt::Display for Labels {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Labels::Results => "game results (1-0, 1/2-1/2, 0-1)",
+            Labels::Score => "White's score (1 win, 0.5 draw, 0 loss)",
+            Labels::WinDrawLoss => "win/draw/loss (1 win, 0 draw, -1 loss)",
+        })
+    }
+}
+
+/// A file's labelled positions and the scale its labels were read on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PositionsFile {
+    pub positions: Vec<LabeledPosition>,
+    pub labels: Labels,
+}
+
 /// Reads every labelled position of a file, by its content (see the module docs for the
 /// formats). PGN games are filtered by `filter`; the line formats are taken as they are, since
 /// whoever wrote them chose their positions already.
@@ -105,6 +143,11 @@ pub fn read_positions(
     path: &Path,
     filter: &Filter,
 ) -> Result<Vec<LabeledPosition>, PositionsError> {
+    read_labelled(path, filter).map(|file| file.positions)
+}
+
+/// [`read_positions`], also saying which scale the labels were read on.
+pub fn read_labelled(path: &Path, filter: &Filter) -> Result<PositionsFile, PositionsError> {
     let file = path.display().to_string();
     let io_error = |error| PositionsError::Io {
         file: file.clone(),
@@ -120,24 +163,59 @@ pub fn read_positions(
             })?;
             positions.extend(positions_of(&game, filter));
         }
-        return Ok(positions);
+        return Ok(PositionsFile {
+            positions,
+            labels: Labels::Results,
+        });
     }
     let mut positions = Vec::new();
+    let mut scale = ScaleEvidence::default();
+    // Where the `0` labels are: their meaning waits for the whole file.
+    let mut zeros = Vec::new();
     let mut line = String::new();
     let mut number = 0;
     loop {
         line.clear();
         if input.read_line(&mut line).map_err(io_error)? == 0 {
-            return Ok(positions);
+            break;
         }
         number += 1;
-        let parsed = parse_line(&line).map_err(|reason| PositionsError::Line {
+        let at_line = |reason| PositionsError::Line {
             file: file.clone(),
             line: number,
             reason,
-        })?;
-        positions.extend(parsed);
+        };
+        let Some((position, label)) = parse_line(&line).map_err(at_line)? else {
+            continue;
+        };
+        let result = match label {
+            Label::Result(result) => result,
+            Label::Number(value, text) => {
+                scale.see(value, &text, number).map_err(at_line)?;
+                match value {
+                    Number::One => 1.0,
+                    Number::Half => 0.5,
+                    Number::MinusOne => 0.0,
+                    Number::Zero => {
+                        zeros.push(positions.len());
+                        0.0
+                    }
+                }
+            }
+        };
+        positions.push(LabeledPosition { position, result });
     }
+    let labels = scale.labels().map_err(|reason| PositionsError::Line {
+        file: file.clone(),
+        line: scale.first_zero.map_or(number, |(line, _)| line),
+        reason,
+    })?;
+    if labels == Labels::WinDrawLoss {
+        for i in zeros {
+            positions[i].result = 0.5;
+        }
+    }
+    Ok(PositionsFile { positions, labels })
 }
 
 /// The positions of one PGN game text, filtered. (Several games in the text are read in turn.)
@@ -232,14 +310,90 @@ fn is_pgn(input: &mut impl BufRead) -> io::Result<bool> {
     }
 }
 
+/// A numeric label's value: which of them it is decides or needs the file's scale.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Number {
+    One,
+    Half,
+    Zero,
+    MinusOne,
+}
+
+/// A label as a line spells it.
+#[derive(Clone, Debug, PartialEq)]
+enum Label {
+    /// A game result token, the same on every scale.
+    Result(f32),
+    /// A number, and its text as written (for the messages).
+    Number(Number, String),
+}
+
+/// What the numeric labels read so far say about the file's scale: the first label that set
+/// it (line and text), and the first `0`.
+#[derive(Clone, Debug, Default)]
+struct ScaleEvidence {
+    set_by: Option<(Labels, usize, String)>,
+    first_zero: Option<(usize, String)>,
+    decimal_point: bool,
+    numbers: bool,
+}
+
+impl ScaleEvidence {
+    /// Takes the label `text` of line `line` into account; an error if it contradicts the
+    /// scale an earlier label set.
+    fn see(&mut self, value: Number, text: &str, line: usize) -> Result<(), String> {
+        self.numbers = true;
+        self.decimal_point |= text.contains('.');
+        let says = match value {
+            Number::Half => Labels::Score,
+            Number::MinusOne => Labels::WinDrawLoss,
+            Number::Zero => {
+                self.first_zero.get_or_insert((line, text.to_owned()));
+                return Ok(());
+            }
+            Number::One => return Ok(()),
+        };
+        match &self.set_by {
+            None => self.set_by = Some((says, line, text.to_owned())),
+            Some((scale, first, first_text)) if *scale != says => {
+                return Err(format!(
+                    "label {text} is only on the scale {says}, but line {first}'s {first_text} \
+                     set the scale {scale}: a file spells its results one way"
+                ))
+            }
+            Some(_) => {}
+        }
+        Ok(())
+    }
+
+    /// The file's scale, once every label is seen.
+    fn labels(&self) -> Result<Labels, String> {
+        if let Some((scale, _, _)) = &self.set_by {
+            return Ok(*scale);
+        }
+        match &self.first_zero {
+            None if !self.numbers => Ok(Labels::Results),
+            // Only 1s: a win on both scales.
+            None => Ok(Labels::Score),
+            Some(_) if self.decimal_point => Ok(Labels::Score),
+            Some((_, text)) => Err(format!(
+                "label {text}: the file's numbers are only 1 and 0, which could be White's \
+                 score (0 a loss, no draws) or win/draw/loss (0 a draw, no losses); write the \
+                 results as 1.0/0.5/0.0 or 1/0/-1 with at least one draw or loss (or as \
+                 1-0, 1/2-1/2, 0-1)"
+            )),
+        }
+    }
+}
+
 /// One line of a line format; `None` for a blank or `#` line.
-fn parse_line(line: &str) -> Result<Option<LabeledPosition>, String> {
+fn parse_line(line: &str) -> Result<Option<(Position, Label)>, String> {
     let line = line.trim();
     let line = line.strip_prefix('\u{feff}').unwrap_or(line).trim();
     if line.is_empty() || line.starts_with('#') {
         return Ok(None);
     }
-    let (position, result) = if line.contains('|') {
+    let parsed = if line.contains('|') {
         let fields: Vec<&str> = line.split('|').map(str::trim).collect();
         let [fen, _score, result] = fields[..] else {
             return Err(format!(
@@ -247,16 +401,13 @@ fn parse_line(line: &str) -> Result<Option<LabeledPosition>, String> {
                 fields.len()
             ));
         };
-        let result = match result {
-            "1" => Some(1.0),
-            "0" => Some(0.5),
-            "-1" => Some(0.0),
-            other => decimal_score(other),
-        }
-        .ok_or_else(|| {
-            format!("result {result:?}: expected 1.0, 0.5 or 0.0 (or 1, 0, -1 for win, draw, loss)")
+        let label = number(result).ok_or_else(|| {
+            format!(
+                "result {result:?}: expected 1.0, 0.5 or 0.0 (White's score) or 1, 0, -1 \
+                 (win/draw/loss)"
+            )
         })?;
-        (parse_fen(fen)?, result)
+        (parse_fen(fen)?, label)
     } else if line.contains(';') {
         let epd = Epd::parse(line).map_err(|e| e.to_string())?;
         let token = epd
@@ -264,13 +415,14 @@ fn parse_line(line: &str) -> Result<Option<LabeledPosition>, String> {
             .ok_or("an EPD line needs the game's result as `c9 \"1-0\";`")?;
         let result = white_score(token)
             .ok_or_else(|| format!("c9 {token:?}: expected \"1-0\", \"1/2-1/2\" or \"0-1\""))?;
-        (epd.position, result)
+        (epd.position, Label::Result(result))
     } else if let Some(open) = line.rfind('[').filter(|_| line.ends_with(']')) {
         let label = line[open + 1..line.len() - 1].trim();
-        let result = white_score(label)
-            .or_else(|| decimal_score(label))
+        let label = white_score(label)
+            .map(Label::Result)
+            .or_else(|| number(label))
             .ok_or_else(|| format!("label [{label}]: expected [1.0], [0.5] or [0.0]"))?;
-        (parse_fen(&line[..open])?, result)
+        (parse_fen(&line[..open])?, label)
     } else {
         return Err(
             "expected a labelled position: `FEN [1.0]`, `FEN | score | result` or EPD with \
@@ -278,7 +430,7 @@ fn parse_line(line: &str) -> Result<Option<LabeledPosition>, String> {
                 .to_owned(),
         );
     };
-    Ok(Some(LabeledPosition { position, result }))
+    Ok(Some(parsed))
 }
 
 fn parse_fen(fen: &str) -> Result<Position, String> {
@@ -295,13 +447,20 @@ fn white_score(token: &str) -> Option<f32> {
     }
 }
 
-/// `1.0`, `0.5`, `0.0` (any number of decimals); nothing else is a game's result.
-fn decimal_score(text: &str) -> Option<f32> {
-    if !text.contains('.') {
-        return None;
-    }
-    let value: f32 = text.parse().ok()?;
-    [0.0, 0.5, 1.0].into_iter().find(|&r| r == value)
+/// A numeric label: 1, 0.5, 0 or -1, with any number of decimals; nothing else is a game's
+/// result on either scale.
+fn number(text: &str) -> Option<Label> {
+    let value: f64 = text.parse().ok()?;
+    let value = [
+        (1.0, Number::One),
+        (0.5, Number::Half),
+        (0.0, Number::Zero),
+        (-1.0, Number::MinusOne),
+    ]
+    .into_iter()
+    .find(|&(v, _)| v == value)?
+    .1;
+    Some(Label::Number(value, text.to_owned()))
 }
 
 /// An engine's move comment that starts with a mate score: `+M5/12 0.250s`, `-M3`, `M2`.
@@ -379,14 +538,79 @@ mod tests {
         );
         expect(
             "bullet.txt",
-            &format!("{fen} | 35 | 1.0\n{fen} | -12 | 0\n{fen} | 0 | -1\n{fen} | 0 | 0.0\n"),
-            &[1.0, 0.5, 0.0, 0.0],
+            &format!("{fen} | 35 | 1.0\n{fen} | -12 | 0.5\n{fen} | 0 | 0.0\n"),
+            &[1.0, 0.5, 0.0],
+        );
+        expect(
+            "wdl.txt",
+            &format!("{fen} | 35 | 1\n{fen} | -12 | 0\n{fen} | 0 | -1\n"),
+            &[1.0, 0.5, 0.0],
         );
         expect(
             "quiet.epd",
             "4k3/8/8/8/8/8/4P3/4K3 w - - c9 \"1/2-1/2\";\n4k3/8/8/8/8/8/4P3/4K3 w - - c9 \"1-0\";\n",
             &[0.5, 1.0],
         );
+    }
+
+    /// Issue 18, item 5: a bullet file on the 1/0.5/0 scale had its losses (`0`) read as
+    /// draws. The scale is the file's, whichever line tells it, before or after the zeros.
+    #[test]
+    fn a_files_numbers_are_read_on_the_scale_its_labels_show() {
+        let dir = tempfile::tempdir().unwrap();
+        let fen = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1";
+        let read = |name: &str, labels: &[&str]| {
+            let text: String = labels
+                .iter()
+                .map(|l| format!("{fen} | 0 | {l}\n"))
+                .collect();
+            read_labelled(&write_file(dir.path(), name, &text), &Filter::none())
+        };
+        let score = read("score.txt", &["0", "1", "0", "0.5", "1"]).unwrap();
+        assert_eq!(score.labels, Labels::Score);
+        let results: Vec<f32> = score.positions.iter().map(|p| p.result).collect();
+        assert_eq!(
+            results,
+            [0.0, 1.0, 0.0, 0.5, 1.0],
+            "a 0 beside 0.5 is a loss"
+        );
+        let wdl = read("wdl.txt", &["0", "1", "0", "-1"]).unwrap();
+        assert_eq!(wdl.labels, Labels::WinDrawLoss);
+        let results: Vec<f32> = wdl.positions.iter().map(|p| p.result).collect();
+        assert_eq!(results, [0.5, 1.0, 0.5, 0.0], "a 0 beside -1 is a draw");
+        // Bracketed numbers follow the same rule; result tokens stand beside either scale.
+        let text = format!("{fen} [0]\n{fen} [1/2-1/2]\n{fen} [-1]\n{fen} [1-0]\n");
+        let mixed = read_labelled(&write_file(dir.path(), "b.txt", &text), &Filter::none());
+        let mixed = mixed.unwrap();
+        assert_eq!(mixed.labels, Labels::WinDrawLoss);
+        assert_eq!(mixed.positions[0].result, 0.5);
+        // Only 1 and 0 with a point are bullet's floats; as whole numbers they say nothing.
+        assert_eq!(
+            read("floats.txt", &["1.0", "0.0"]).unwrap().labels,
+            Labels::Score
+        );
+        assert_eq!(read("wins.txt", &["1", "1"]).unwrap().labels, Labels::Score);
+        let err = read("ambiguous.txt", &["1", "1", "0"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("ambiguous.txt, line 3: label 0: the file's numbers are only 1 and 0"),
+            "{err}"
+        );
+        // Both scales in one file: refused at the first label that contradicts the other.
+        let err = read("both.txt", &["1", "0.5", "0", "-1", "0.5"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(
+                "both.txt, line 4: label -1 is only on the scale win/draw/loss (1 win, 0 draw, \
+                 -1 loss), but line 2's 0.5 set the scale White's score (1 win, 0.5 draw, 0 loss)"
+            ),
+            "{err}"
+        );
+        let epd = "4k3/8/8/8/8/8/4P3/4K3 w - - c9 \"1-0\";\n";
+        let tokens = read_labelled(&write_file(dir.path(), "q.epd", epd), &Filter::none());
+        assert_eq!(tokens.unwrap().labels, Labels::Results);
     }
 
     #[test]

@@ -359,12 +359,60 @@ impl Spsa {
                 }
             })
             .collect();
-        Ok(Spsa {
+        let spsa = Spsa {
             params,
             hyper,
             big_a,
             derived,
-        })
+        };
+        spsa.check_schedule()?;
+        Ok(spsa)
+    }
+
+    /// `c_k` and `R_k` of parameter `j` at iteration `k` (1-based, fishtest's `iter + 1`).
+    fn gains(&self, j: usize, k: f64) -> (f64, f64) {
+        let d = &self.derived[j];
+        let mut c_k = d.c / k.powf(self.hyper.gamma);
+        if self.params[j].kind == ParamKind::Int {
+            c_k = c_k.max(MIN_INTEGER_C);
+        }
+        let r_k = d.a / (self.big_a + k).powf(self.hyper.alpha) / (c_k * c_k);
+        (c_k, r_k)
+    }
+
+    /// Refuses hyper-parameters whose arithmetic leaves the finite numbers anywhere in the run
+    /// (`alpha = 1e300` makes `(A + k)^alpha` infinite and `R_k` a NaN, which the store could
+    /// only keep as `null` and no later read would accept): `c_k` and `R_k` at the first and
+    /// last step, and the largest move of θ any step can make, `R_k·c_k` times a step's pairs
+    /// bounded by the largest `R_k` over the smallest `c_k`. Every power in the schedule grows
+    /// with k (alpha and gamma are not negative), so between its ends each is finite too.
+    fn check_schedule(&self) -> Result<(), SpsaError> {
+        let last_step = self.steps() - 1;
+        let [first, last] = [0, last_step].map(|s| self.step_pairs(s).start as f64 + 1.0);
+        let per = self.hyper.pairs_per_step as f64;
+        let h = &self.hyper;
+        for (j, p) in self.params.iter().enumerate() {
+            let d = &self.derived[j];
+            let ((c_first, r_first), (c_last, r_last)) =
+                (self.gains(j, first), self.gains(j, last));
+            let largest_move = d.a / (self.big_a + 1.0).powf(h.alpha) / c_last * per;
+            let figures = [
+                ("c_k at the first step", c_first),
+                ("R_k at the first step", r_first),
+                ("c_k at the last step", c_last),
+                ("R_k at the last step", r_last),
+                ("the largest move of a step", largest_move),
+            ];
+            if let Some((what, value)) = figures.iter().find(|(_, v)| !v.is_finite()) {
+                return Err(SpsaError::Hyper(format!(
+                    "a_ratio = {:?}, alpha = {:?}, gamma = {:?} over {} pairs in steps of {}: \
+                     {what} of {} is {value}, not a finite number (fishtest's values are a_ratio \
+                     {DEFAULT_A_RATIO}, alpha {DEFAULT_ALPHA}, gamma {DEFAULT_GAMMA})",
+                    h.a_ratio, h.alpha, h.gamma, h.pairs, h.pairs_per_step, p.name
+                )));
+            }
+        }
+        Ok(())
     }
 
     pub fn params(&self) -> &[SpsaParam] {
@@ -423,12 +471,7 @@ impl Spsa {
         let (mut c, mut r) = (Vec::with_capacity(n), Vec::with_capacity(n));
         let (mut plus, mut minus) = (Vec::with_capacity(n), Vec::with_capacity(n));
         for (j, p) in self.params.iter().enumerate() {
-            let d = &self.derived[j];
-            let mut c_k = d.c / k.powf(self.hyper.gamma);
-            if p.kind == ParamKind::Int {
-                c_k = c_k.max(MIN_INTEGER_C);
-            }
-            let r_k = d.a / (self.big_a + k).powf(self.hyper.alpha) / (c_k * c_k);
+            let (c_k, r_k) = self.gains(j, k);
             let shift = c_k * f64::from(flips[j]);
             let clip = |v: f64| v.clamp(p.min, p.max);
             let (mut up, mut down) = (clip(theta[j] + shift), clip(theta[j] - shift));
@@ -639,6 +682,48 @@ mod tests {
             .filter(|&s| unit_interval(draw(9, s, 0, Draw::Rounding)) < 0.5)
             .count();
         assert!((420..580).contains(&ups), "{ups}");
+    }
+
+    /// Issue 18, item 9: `alpha = 1e300, gamma = 1e300` made R_k a NaN, which reached the
+    /// store as `null`. Refused before a run is created, naming the figure and the parameter.
+    #[test]
+    fn hyper_parameters_whose_arithmetic_overflows_are_refused() {
+        let params = parse_lines("p, int, 5, 0, 10, 1, 0.002", "t").unwrap();
+        let with = |alpha: f64, gamma: f64, a_ratio: f64| {
+            Spsa::new(
+                params.clone(),
+                Hyper {
+                    alpha,
+                    gamma,
+                    a_ratio,
+                    ..hyper(100, 4)
+                },
+            )
+        };
+        let err = with(1e300, 1e300, DEFAULT_A_RATIO).unwrap_err().to_string();
+        assert!(
+            err.starts_with(
+                "a_ratio = 0.1, alpha = 1e300, gamma = 1e300 over 100 pairs in steps of 4: "
+            ),
+            "{err}"
+        );
+        assert!(
+            err.contains(" of p is ") && err.contains("not a finite number"),
+            "{err}"
+        );
+        assert!(with(1e300, DEFAULT_GAMMA, DEFAULT_A_RATIO).is_err());
+        assert!(with(DEFAULT_ALPHA, 1e300, DEFAULT_A_RATIO).is_err());
+        assert!(with(DEFAULT_ALPHA, DEFAULT_GAMMA, 1e308).is_err());
+        // Large but finite arithmetic still runs: every step's values are numbers.
+        let spsa = with(3.0, 2.0, 10.0).unwrap();
+        for step in 0..spsa.steps() {
+            let p = spsa.perturb(&[5.0], step, 1);
+            let next = spsa.update(&[5.0], &p, 4, 0);
+            assert!(
+                p.c[0].is_finite() && p.r[0].is_finite() && next[0].is_finite(),
+                "{p:?}"
+            );
+        }
     }
 
     #[test]

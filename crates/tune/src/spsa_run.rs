@@ -367,6 +367,83 @@ fn check_staunton_lines(params: &[SpsaParam], path: &Path) -> Result<(), SpsaRun
     Ok(())
 }
 
+/// Checks fishtest lines for a UCI engine against the options it declares in its `uci`
+/// answer, as [`check_staunton_lines`] does for staunton's own parameters: each must be an
+/// option it declares, a `spin` for an int parameter (a float needs an option that takes a
+/// fraction: not a spin, check, combo or button), and the tuned range must lie within the
+/// spin's `min`..`max`. Without this a run plays every step with values the engine ignores or
+/// clamps, exits 0 and writes a tuned file the engine refuses. `path` is the parameter file,
+/// for the messages; the engine is started once and shut down.
+pub async fn check_uci_options(
+    player: &PlayerSpec,
+    engine: &str,
+    params: &[SpsaParam],
+    path: &Path,
+) -> Result<(), SpsaRunError> {
+    let PlayerKind::Uci(process) = &player.kind else {
+        return Ok(());
+    };
+    let field = format!("spsa.params_file ({})", path.display());
+    let who = format!("engine {engine} ({})", process.cmd.display());
+    let uci = arbiter_runner::process::UciProcess::start(process, player.timeouts)
+        .await
+        .map_err(|fault| {
+            invalid(
+                field.clone(),
+                format!("{who} must answer `uci` for its options to be checked: {fault}"),
+            )
+        })?;
+    let spins: Vec<String> = uci
+        .options
+        .iter()
+        .filter(|o| o.kind == "spin")
+        .map(|o| format!("{} {}..{}", o.name, o.min.unwrap_or(0), o.max.unwrap_or(0)))
+        .collect();
+    let mut problem = None;
+    for p in params {
+        let why = match uci.option(&p.name) {
+            None => Some(format!(
+                "{who} declares no option {:?}; its spin options: {}",
+                p.name,
+                if spins.is_empty() {
+                    "none".to_owned()
+                } else {
+                    spins.join(", ")
+                }
+            )),
+            Some(o) if p.kind == ParamKind::Int && o.kind != "spin" => Some(format!(
+                "{who} declares {} as a {} option; an int parameter needs a spin",
+                o.name, o.kind
+            )),
+            Some(o) if p.kind == ParamKind::Float && o.kind != "string" => Some(format!(
+                "{who} declares {} as a {} option, which cannot take a fraction; declare the \
+                 parameter int (or give the engine a string option for it)",
+                o.name, o.kind
+            )),
+            Some(o) if o.kind == "spin" => {
+                let (min, max) = (o.min.unwrap_or(i64::MIN), o.max.unwrap_or(i64::MAX));
+                (p.min < min as f64 || p.max > max as f64).then(|| {
+                    format!(
+                        "the range {}..{} goes beyond the {min}..{max} that {who} declares for \
+                         {}",
+                        p.min, p.max, o.name
+                    )
+                })
+            }
+            Some(_) => None,
+        };
+        if let Some(why) = why {
+            problem = Some(format!("{}: {why}", p.name));
+            break;
+        }
+    }
+    uci.shutdown().await;
+    match problem {
+        Some(reason) => Err(invalid(field, reason).into()),
+        None => Ok(()),
+    }
+}
+
 /// FNV-1a, 64 bits: a stable hash for run names (std's hashers may change between releases).
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
@@ -417,6 +494,17 @@ pub enum SpsaRunError {
         what: &'static str,
         reason: String,
     },
+    /// A step's arithmetic left the finite numbers: nothing of it is stored (JSON would keep
+    /// a NaN as `null`, which no later read accepts).
+    #[error(
+        "run {run}, step {step}: the step gave values that are not finite numbers ({values}); \
+         nothing of it was stored: check the hyper-parameters and the parameters' c_end and r_end"
+    )]
+    NotFinite {
+        run: RunId,
+        step: u64,
+        values: String,
+    },
 }
 
 /// A finished step, as the driver reports it.
@@ -451,18 +539,41 @@ fn theta_json(theta: &[f64]) -> String {
     serde_json::to_string(theta).unwrap_or_default()
 }
 
+/// θ as a step stored it. An older arbiter could store a NaN, which JSON keeps as `null`: that
+/// is said as such, not as serde's "invalid type: null" (the run and the report both read it).
+pub fn stored_theta(json: &str) -> Result<Vec<f64>, String> {
+    let stored: Vec<Option<f64>> = serde_json::from_str(json).map_err(|e| e.to_string())?;
+    if stored.iter().any(Option::is_none) {
+        return Err(
+            "null where a value belongs (a NaN from hyper-parameters whose arithmetic \
+                    overflowed, stored by an older arbiter)"
+                .to_owned(),
+        );
+    }
+    Ok(stored.into_iter().flatten().collect())
+}
+
 /// θ after the last committed step of `run` (θ₀ if none), and how many steps are committed.
 pub async fn resume_point(spsa: &Spsa, store: &Store, run: RunId) -> Result<Resumed, SpsaRunError> {
     let steps = store.tuning_steps(run).await?;
     let theta = match steps.last() {
         None => spsa.start(),
         Some(last) => {
-            let theta: Vec<f64> =
-                serde_json::from_str(&last.step.theta).map_err(|e| SpsaRunError::Stored {
-                    run,
-                    what: "values",
-                    reason: e.to_string(),
-                })?;
+            let theta = match stored_theta(&last.step.theta) {
+                Ok(theta) => theta,
+                Err(reason) => {
+                    let name = store.run(run).await?.spec.name;
+                    return Err(SpsaRunError::Stored {
+                        run,
+                        what: "values",
+                        reason: format!(
+                            "step {} of run {name:?}: {reason}; the run cannot be continued: \
+                             start a new one under another `name`",
+                            last.step.step
+                        ),
+                    });
+                }
+            };
             if theta.len() != spsa.params().len() {
                 return Err(SpsaRunError::Stored {
                     run,
@@ -581,6 +692,15 @@ pub async fn play_steps(
         let pairs: BTreeSet<u64> = spsa.step_pairs(step).collect();
         let totals = tally_pairs(spec, &pairs, events.clone()).await?;
         let next = spsa.update(&theta, &perturbation, totals.wins, totals.losses);
+        let p = &perturbation;
+        let numbers = [&next, &p.c, &p.r, &p.plus, &p.minus];
+        if !numbers.iter().all(|v| v.iter().all(|x| x.is_finite())) {
+            return Err(SpsaRunError::NotFinite {
+                run,
+                step,
+                values: format!("θ {next:?}, c_k {:?}, R_k {:?}", p.c, p.r),
+            });
+        }
         let record = TuningStep {
             step,
             iteration: perturbation.iteration,
@@ -684,6 +804,69 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(sprt.contains("[spsa.confirm]"), "{sprt}");
+    }
+
+    /// Issue 18, item 9: a store where an older arbiter wrote a NaN (as `null`) is named with
+    /// its run and step, not with serde's "invalid type: null".
+    #[test]
+    fn a_stored_null_is_named_with_its_run_not_a_serde_message() {
+        let dir = tempfile::tempdir().unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let file = dir.path().join("runs.db").display().to_string();
+            let store = Store::open(&arbiter_store::Location::parse(&file))
+                .await
+                .unwrap();
+            let params = parse_lines("p, int, 5, 0, 10, 1, 0.002", "t").unwrap();
+            let hyper = Hyper {
+                pairs: 8,
+                pairs_per_step: 4,
+                a_ratio: DEFAULT_A_RATIO,
+                alpha: DEFAULT_ALPHA,
+                gamma: DEFAULT_GAMMA,
+            };
+            let spsa = Spsa::new(params, hyper).unwrap();
+            let spec = arbiter_store::RunSpec::head_to_head(
+                "nan-run".into(),
+                1,
+                String::new(),
+                "e+".into(),
+                "e-".into(),
+                8,
+            );
+            let setup = SpsaSetup::of(&spsa).tuning_setup();
+            let run = store.create_tuning_run(&spec, &setup).await.unwrap();
+            let step = TuningStep {
+                step: 0,
+                iteration: 0,
+                totals: Totals {
+                    pairs: 4,
+                    wins: 4,
+                    draws: 0,
+                    losses: 4,
+                    pentanomial: [0, 0, 4, 0, 0],
+                },
+                perturbation: "{}".into(),
+                theta: "[null]".into(),
+            };
+            assert_eq!(
+                store.commit_step(run, &step).await.unwrap(),
+                Committed::Inserted
+            );
+            let err = resume_point(&spsa, &store, run)
+                .await
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("step 0 of run \"nan-run\": null where a value belongs"),
+                "{err}"
+            );
+            assert!(!err.contains("invalid type"), "{err}");
+            store.close().await;
+        });
     }
 
     #[test]

@@ -84,7 +84,19 @@ pub enum TexelError {
     NotAnEvaluationWeight(String),
     #[error("{0}")]
     Setting(String),
+    /// K came out at the bottom of its grid: the start evaluation's scores do not tell the
+    /// results apart, and every weight fitted with such a K would be noise.
+    #[error(
+        "K fitted to {0:.6}: the start parameters' scores do not predict the results at all (a \
+         K near 0 predicts a draw everywhere); are the labels all draws, or read on the wrong \
+         scale? Give k = ... to fit with a K of your own"
+    )]
+    KNotFitted(f64),
 }
+
+/// The smallest K a fit accepts from [`fit_k`]: below it σ(K·q/400) is within 0.01 of ½ for
+/// any score under 16 pawns, so the fit would be to draws whatever the labels say.
+pub const MIN_FITTED_K: f64 = 1e-3;
 
 /// One linear coefficient of a position: parameter index and White-minus-Black count.
 #[derive(Copy, Clone, Debug)]
@@ -355,6 +367,14 @@ pub fn fit_k(data: &Dataset, params: &Params) -> f64 {
     best.1
 }
 
+/// [`fit_k`], refused when K comes out at the bottom of its grid ([`MIN_FITTED_K`]).
+pub fn fitted_k(data: &Dataset, params: &Params) -> Result<f64, TexelError> {
+    match fit_k(data, params) {
+        k if k >= MIN_FITTED_K => Ok(k),
+        k => Err(TexelError::KNotFitted(k)),
+    }
+}
+
 /// How a fit runs.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -396,6 +416,13 @@ impl Settings {
                 "epochs: expected at least 1".to_owned(),
             ));
         }
+        if self.tuned.is_empty() {
+            return Err(TexelError::Setting(
+                "tune: empty: name at least one evaluation weight (or leave tune out for all \
+                 of them)"
+                    .to_owned(),
+            ));
+        }
         Ok(())
     }
 
@@ -417,15 +444,48 @@ impl Settings {
 }
 
 /// Where a fit ended.
+///
+/// The values kept are those of the epoch with the lowest loss, not the last epoch's: a
+/// learning rate too large for the data makes Adam overshoot and the loss climb, and the
+/// values it ends at are then worse than ones it passed through (or than the start).
 #[derive(Clone, Debug)]
 pub struct Fit {
     pub k: f64,
     /// The loss before the first epoch and after each one.
     pub loss: Vec<f64>,
-    /// The values reached, unrounded, in [`PARAMS`] order.
+    /// Which entry of `loss` is the lowest, the values kept: 0 when no epoch improved on the
+    /// start.
+    pub best_epoch: usize,
+    /// The values kept, unrounded, in [`PARAMS`] order.
     pub theta: Vec<f64>,
-    /// The values reached, rounded to staunton's integers.
+    /// The values kept, rounded to staunton's integers: what is written.
     pub params: Params,
+    /// The loss of `params` (after the rounding).
+    pub written_loss: f64,
+}
+
+impl Fit {
+    /// The loss at the start values.
+    pub fn start_loss(&self) -> f64 {
+        self.loss[0]
+    }
+
+    /// The tuned parameters the fit left at an end of their range that they did not start at
+    /// (index, and the bound): the data pushes them beyond what staunton allows, which is worth
+    /// a look (a wrong label scale, a runaway learning rate, or a weight the data cannot pin).
+    pub fn at_bounds(&self, start: &Params, tuned: &[usize]) -> Vec<(usize, i32)> {
+        let (before, after) = (start.values(), self.params.values());
+        tuned
+            .iter()
+            .filter_map(|&i| {
+                let spec = &PARAMS[i];
+                [spec.min, spec.max]
+                    .into_iter()
+                    .find(|&bound| after[i] == bound && before[i] != bound)
+                    .map(|bound| (i, bound))
+            })
+            .collect()
+    }
 }
 
 /// The loss and its gradient over all parameters at `theta`.
@@ -513,13 +573,20 @@ pub fn fit(
     }
     settings.check()?;
     let mut theta = theta_of(start);
-    let k = settings.k.unwrap_or_else(|| fit_k(data, start));
+    let k = match settings.k {
+        Some(k) => k,
+        None => fitted_k(data, start)?,
+    };
+    let mut best = (f64::INFINITY, 0, theta.clone());
     let (beta1, beta2, eps) = (0.9, 0.999, 1e-8);
     let mut m = vec![0.0; PARAM_COUNT];
     let mut v = vec![0.0; PARAM_COUNT];
     let mut losses = Vec::with_capacity(settings.epochs + 1);
     for epoch in 1..=settings.epochs {
         let (loss, grad) = loss_and_gradient(data, &theta, k, settings.threads);
+        if loss < best.0 {
+            best = (loss, epoch - 1, theta.clone());
+        }
         losses.push(loss);
         on_epoch(epoch, loss);
         let t = epoch as i32;
@@ -538,18 +605,26 @@ pub fn fit(
                 .clamp(f64::from(spec.min), f64::from(spec.max));
         }
     }
-    losses.push(loss_and_gradient(data, &theta, k, settings.threads).0);
+    let last = loss_and_gradient(data, &theta, k, settings.threads).0;
+    if last < best.0 {
+        best = (last, settings.epochs, theta);
+    }
+    losses.push(last);
+    let (_, best_epoch, theta) = best;
     let mut params = start.clone();
     for &j in &settings.tuned {
         params
             .set(PARAMS[j].name, theta[j].round() as i64)
             .expect("theta is clipped to the parameter's range");
     }
+    let written_loss = loss_and_gradient(data, &theta_of(&params), k, settings.threads).0;
     Ok(Fit {
         k,
         loss: losses,
+        best_epoch,
         theta,
         params,
+        written_loss,
     })
 }
 

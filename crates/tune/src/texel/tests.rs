@@ -318,3 +318,88 @@ fn the_gradient_is_the_slope_of_the_loss() {
         );
     }
 }
+
+/// Issue 18, item 10: a learning rate of 1e9 threw the weights to their bounds and the loss
+/// above the start's, and the fit wrote those values. The values kept are the lowest loss's.
+#[test]
+fn a_runaway_learning_rate_keeps_the_best_values_seen() {
+    const K: f64 = 1.2;
+    let positions = sample_positions(30);
+    let start = wrong_start();
+    let data = Dataset::trace(&unlabelled(&positions), &start, Quiet::Keep, 2);
+    let data = relabel(&data, &classical(), |q| sigmoid(K, q) as f32);
+    let fit = fit_pieces(&data, &start, 20, 1e9, K);
+    // The failure this guards against: the run itself ends worse than it started.
+    assert!(fit.loss.last().unwrap() > &fit.loss[0], "{:?}", fit.loss);
+    let lowest = fit.loss.iter().copied().fold(f64::INFINITY, f64::min);
+    assert_eq!(fit.loss[fit.best_epoch], lowest);
+    // What is written is never worse than the start (here it is the start: no epoch improved).
+    assert!(fit.written_loss <= fit.start_loss(), "{}", fit.written_loss);
+    if fit.best_epoch == 0 {
+        assert_eq!(fit.params, start);
+    }
+    // A sane rate still ends at its last epoch, the lowest.
+    let steady = fit_pieces(&data, &start, 20, 0.4, K);
+    assert_eq!(steady.best_epoch, 20);
+    assert!(steady.written_loss < steady.start_loss());
+}
+
+/// A weight the labels want beyond staunton's range ends at the bound, and is named.
+#[test]
+fn weights_pushed_to_a_bound_are_named() {
+    const K: f64 = 1.2;
+    let positions = sample_positions(30);
+    let start = classical();
+    let data = Dataset::trace(&unlabelled(&positions), &start, Quiet::Keep, 2);
+    let (knight, spec) = staunton::params::spec("knight_mg").unwrap();
+    let mut truth = values(&start);
+    truth[knight] = f64::from(spec.max) + 400.0;
+    let mut labelled = data.clone();
+    for i in 0..labelled.samples.len() {
+        labelled.samples[i].result = sigmoid(K, data.score(i, &truth)) as f32;
+    }
+    let settings = Settings {
+        tuned: vec![knight, staunton::params::spec("rook_mg").unwrap().0],
+        epochs: 300,
+        learning_rate: 2.0,
+        k: Some(K),
+        threads: 2,
+    };
+    let fit = fit(&labelled, &start, &settings, &mut |_, _| {}).unwrap();
+    assert_eq!(fit.params.get("knight_mg"), Some(spec.max));
+    assert_eq!(fit.at_bounds(&start, &settings.tuned), [(knight, spec.max)]);
+    assert!(fit.at_bounds(&start, &[]).is_empty());
+}
+
+/// All draws: K fits to the bottom of its grid (it printed as 0.0000 and the fit went on,
+/// while a given `k = 0` is refused). Refused now, as is a fit of no weight at all.
+#[test]
+fn a_k_fitted_to_nothing_and_an_empty_tune_list_are_refused() {
+    let positions = sample_positions(10);
+    let start = classical();
+    let draws = Dataset::trace(&unlabelled(&positions), &start, Quiet::Keep, 2);
+    assert!(fit_k(&draws, &start) < MIN_FITTED_K);
+    let settings = Settings {
+        tuned: Settings::evaluation_weights(),
+        epochs: 5,
+        learning_rate: 0.5,
+        k: None,
+        threads: 2,
+    };
+    let err = fit(&draws, &start, &settings, &mut |_, _| {}).unwrap_err();
+    assert!(matches!(err, TexelError::KNotFitted(_)), "{err}");
+    assert!(
+        err.to_string().contains("do not predict the results"),
+        "{err}"
+    );
+    let none = Settings {
+        tuned: Vec::new(),
+        k: Some(1.0),
+        ..settings
+    };
+    assert!(none
+        .check()
+        .unwrap_err()
+        .to_string()
+        .starts_with("tune: empty"));
+}
