@@ -147,22 +147,62 @@ fn time_controls_with_seconds_suffixes_are_played() {
 
 /// Item 5: `-ratinginterval`, `-scoreinterval`, `-report penta=` and `-output format=fastchess`
 /// shape the stream as they do in the two tools: interim blocks every N games, the same block
-/// once at the end, the pentanomial line when asked.
+/// once at the end, the pentanomial line when asked. Issue 18, item 18: with pentanomial
+/// reports fastchess counts the interval in pairs (its `shouldPrintRatingInterval` takes the
+/// pair's number), so 10 games at `-ratinginterval 2` print blocks after pairs 2 and 4 and
+/// one at the end: 3, not 5.
 #[test]
 fn interim_reports_come_at_the_asked_intervals() {
     let dir = tempfile::tempdir().unwrap();
-    let count = |flags: &str, pattern: &str| {
-        let out = arbiter(&staunton_match(&format!("-rounds 4 {flags}")), dir.path());
+    let count_in = |rounds: u64, flags: &str, pattern: &str| {
+        let out = arbiter(
+            &staunton_match(&format!("-rounds {rounds} {flags}")),
+            dir.path(),
+        );
         assert_eq!(out.status.code(), Some(0), "{flags}: {}", text(&out.stderr));
         let stdout = text(&out.stdout);
         assert!(stdout.ends_with("Finished match\n"), "{stdout}");
         stdout.matches(pattern).count()
     };
+    let count = |flags: &str, pattern: &str| count_in(4, flags, pattern);
     let fastchess = "-output format=fastchess";
     let results = "Results of dev vs base (300 nodes, 1t, 0MB, quick.epd):";
-    assert_eq!(count(&format!("{fastchess} -ratinginterval 4"), results), 2);
-    assert_eq!(count(&format!("{fastchess} -ratinginterval 3"), results), 3);
+    assert_eq!(
+        count_in(5, &format!("{fastchess} -ratinginterval 2"), results),
+        3,
+        "pairs 2 and 4, and the end"
+    );
+    assert_eq!(
+        count_in(
+            5,
+            &format!("{fastchess} -ratinginterval 2 -report penta=true"),
+            results
+        ),
+        3
+    );
+    // Without pentanomial reports fastchess counts games, as cutechess does: 4 and 8 of 8.
+    assert_eq!(
+        count(
+            &format!("{fastchess} -ratinginterval 4 -report penta=false"),
+            "Games: 8, Wins: "
+        ),
+        1
+    );
+    assert_eq!(
+        count(
+            &format!("{fastchess} -ratinginterval 4 -report penta=false"),
+            "--------------------------------------------------\nResults of"
+        ),
+        2
+    );
+    assert_eq!(count(&format!("{fastchess} -ratinginterval 4"), results), 1);
+    assert_eq!(count(&format!("{fastchess} -ratinginterval 3"), results), 2);
     assert_eq!(count(&format!("{fastchess} -ratinginterval 0"), results), 1);
+    assert_eq!(
+        count(fastchess, results),
+        4,
+        "arbiter's default: every pair"
+    );
     assert_eq!(
         count(&format!("{fastchess} -ratinginterval 0"), "Ptnml(0-2): ["),
         1
@@ -178,6 +218,8 @@ fn interim_reports_come_at_the_asked_intervals() {
     assert_eq!(count("-scoreinterval 2", "Score of dev vs base: "), 4);
     assert_eq!(count("-scoreinterval 0 -ratinginterval 0", "Score of"), 0);
     assert_eq!(count("-ratinginterval 0", "Elo difference: "), 1);
+    // cutechess counts games whatever the report: 4 and 8 of 8.
+    assert_eq!(count("-ratinginterval 4", "Elo difference: "), 2);
     assert_eq!(
         count("", "Elo difference: "),
         4,
@@ -340,6 +382,9 @@ fn single_games_each_take_their_own_opening_with_trinomial_statistics() {
             (game.schema, game.game),
             (records::SCHEMA, index as u64 + 1)
         );
+        // Issue 18, item 15: the JSON names the opening as the PGN does (`quick.epd:3`), not
+        // by the book's absolute path.
+        assert_eq!(game.opening, tag(&games[index], "BookEntry"), "{line}");
     }
     let record: RunSummary = serde_json::from_str(lines[6]).unwrap();
     assert_eq!(record.verdict, RunOutcome::Complete);

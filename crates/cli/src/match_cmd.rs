@@ -578,6 +578,7 @@ fn report_settings(config: &RunConfig, spec: &MatchSpec) -> anyhow::Result<Repor
     let settings = config.report_settings()?;
     Ok(ReportSettings {
         penta: settings.penta && spec.paired,
+        rating_in_pairs: settings.rating_in_pairs && spec.paired,
         ..settings
     })
 }
@@ -723,10 +724,15 @@ async fn report(
     let mut pending: HashMap<u64, [Option<Pending>; 2]> = HashMap::new();
     let mut last_block = None;
     let report = console.report;
-    // Games finished so far, and when the last rating block was printed: blocks come every
-    // `ratinginterval` games, at the first commit after a multiple.
+    // Games finished so far, and the count (games or pairs, see `rating_in_pairs`) at the last
+    // rating block: blocks come every `ratinginterval` of them, at the first commit after a
+    // multiple.
     let mut games_finished = committed.wins + committed.draws + committed.losses;
-    let mut games_at_block = games_finished;
+    let rating_count = |games: u64, totals: &Totals| match report.rating_in_pairs {
+        true => totals.pairs,
+        false => games,
+    };
+    let mut count_at_block = rating_count(games_finished, &committed);
     while let Some(event) = events.recv().await {
         match event {
             Event::GameStarted {
@@ -797,13 +803,13 @@ async fn report(
                     };
                     bar.set_message(message);
                 }
-                let interval = report.rating_interval;
-                if interval > 0 && games_finished / interval > games_at_block / interval {
+                let count = rating_count(games_finished, &totals);
+                if report.rating_block_due(count_at_block, count) {
                     match &standings {
                         Some(standings) => console.standings_block(standings),
                         None => console.rating_block(&spec, &totals, sprt),
                     }
-                    games_at_block = games_finished;
+                    count_at_block = count;
                     last_block = Some(totals.pairs);
                 }
             }

@@ -243,12 +243,28 @@ pub enum OutputFormat {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct ReportSettings {
     pub format: OutputFormat,
-    /// Games between rating blocks; 0 prints one only at the end.
+    /// Games (or pairs, see `rating_in_pairs`) between rating blocks; 0 prints one only at the
+    /// end.
     pub rating_interval: u64,
+    /// Whether `rating_interval` counts pairs: fastchess counts its `-ratinginterval` in pairs
+    /// when it reports pentanomial statistics (a block on a pair's second game shows the pair
+    /// whole), and in games otherwise, as cutechess always does.
+    pub rating_in_pairs: bool,
     /// Games between `Score of` lines (cutechess format); 0 prints none.
     pub score_interval: u64,
     /// Pentanomial Elo and the `Ptnml(0-2)` line, or the game (trinomial) model.
     pub penta: bool,
+}
+
+impl ReportSettings {
+    /// Whether a rating block is due now that the count the interval is in (games, or pairs:
+    /// see `rating_in_pairs`) went from `before`, the count at the last block, to `now`: when
+    /// it passed a multiple of the interval. Several games finish between two commits when
+    /// they run at once, so the count may jump over the multiple itself.
+    pub fn rating_block_due(&self, before: u64, now: u64) -> bool {
+        let interval = self.rating_interval;
+        interval > 0 && now / interval > before / interval
+    }
 }
 
 /// A configuration that cannot run; names the file and the field.
@@ -563,11 +579,16 @@ impl RunConfig {
                 ))
             }
         };
+        let penta = self.report_penta.unwrap_or(true);
+        let rating_in_pairs = format == OutputFormat::Fastchess && penta && self.games != Some(1);
+        // Unset, a block follows every pair, whichever unit counts.
+        let every_pair = if rating_in_pairs { 1 } else { 2 };
         Ok(ReportSettings {
             format,
-            rating_interval: self.ratinginterval.unwrap_or(2),
+            rating_interval: self.ratinginterval.unwrap_or(every_pair),
+            rating_in_pairs,
             score_interval: self.scoreinterval.unwrap_or(1),
-            penta: self.report_penta.unwrap_or(true),
+            penta,
         })
     }
 

@@ -915,7 +915,9 @@ pub fn game_json(record: &GameRecord, number: u64, pair: u64) -> String {
         termination: record.outcome.termination.pgn_tag().to_owned(),
         reason: record.reason.clone(),
         plies: record.plies(),
-        opening: record.opening.source.clone(),
+        // As the PGN's BookEntry names it: the book's file name and line, not the folders of
+        // the machine that played it.
+        opening: book_entry(&record.opening.source),
         fen: record.opening.start.fen(),
         moves: moves.join(" "),
         move_ms: times.iter().map(|t| t.ms).collect(),

@@ -1256,10 +1256,19 @@ impl<'a> Parser<'a> {
                 return Ok(());
             }
             n => {
+                // cutechess plays one round when -rounds is not given.
                 let hint = match n.checked_mul(rounds.unwrap_or(1)) {
-                    Some(total) if n % 2 == 0 => {
+                    Some(total) if total % 2 == 0 && total > 0 => {
                         format!("; for {total} games write -games 2 -rounds {}", total / 2)
                     }
+                    // An odd number of games is no whole number of pairs: the nearest run in
+                    // pairs, and the same number of single games.
+                    Some(total) if total > 0 => format!(
+                        "; for {total} games write -games 1 -rounds {total} (single games), or \
+                         -games 2 -rounds {} for {} games in colour-swapped pairs",
+                        total.div_ceil(2),
+                        total + 1
+                    ),
                     _ => String::new(),
                 };
                 return Err(rejected(format!(
@@ -1618,6 +1627,24 @@ mod tests {
         }
         let error = err(&format!("{TWO} -games 100 -rounds 1 -repeat")).to_string();
         assert!(error.contains("-games 2 -rounds 50"), "{error}");
+        // Issue 18, item 15: an odd count of games still gets the equivalent command, as the
+        // README promises.
+        let error = err(&format!("{TWO} -games 3")).to_string();
+        assert!(
+            error.contains(
+                "for 3 games write -games 1 -rounds 3 (single games), or -games 2 -rounds 2 for \
+                 4 games in colour-swapped pairs"
+            ),
+            "{error}"
+        );
+        let error = err(&format!("{TWO} -games 3 -rounds 5")).to_string();
+        assert!(error.contains("-games 1 -rounds 15 "), "{error}");
+        assert!(error.contains("-games 2 -rounds 8 for 16 games"), "{error}");
+        let error = err(&format!("{TWO} -games 4")).to_string();
+        assert!(
+            error.contains("for 4 games write -games 2 -rounds 2"),
+            "{error}"
+        );
     }
 
     /// (arguments, flag named, position, text the message must contain)
