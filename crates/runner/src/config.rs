@@ -41,6 +41,7 @@ use serde::{Deserialize, Serialize};
 use crate::adjudication::{Adjudication, DrawRule, ResignRule};
 use crate::builtin::BuiltinSpec;
 use crate::openings::{Book, BookSpec};
+use crate::outputs;
 use crate::player::{PlayerKind, PlayerSpec};
 use crate::process::{ProcessSpec, Timeouts};
 use crate::tc::{ClockSpec, TimeControl};
@@ -398,14 +399,18 @@ impl RunConfig {
                     format!("{name:?} is given to two engines: each engine needs its own name"),
                 ));
             }
-            // A name is printed inside cutechess's result lines and PGN tags: a line break or
-            // other control character would split or corrupt them.
-            if name.chars().any(char::is_control) || name.len() > MAX_NAME_LEN {
+            // A name is printed inside cutechess's result lines, PGN tags and on the terminal:
+            // a line break or other control character would split or corrupt them, an escape
+            // sequence would recolour or rewrite the screen, a direction override would make it
+            // read as another name.
+            if name.chars().any(outputs::unprintable) || name.len() > MAX_NAME_LEN {
                 return Err(invalid(
                     "engine.name",
                     format!(
-                        "{name:?}: a name is printed in result lines and PGN tags, so it must be \
-                         at most {MAX_NAME_LEN} bytes without line breaks or control characters"
+                        "{name:?}: a name is printed in result lines, PGN tags and on the \
+                         terminal, so it must be at most {MAX_NAME_LEN} bytes without line \
+                         breaks, control characters (such as a terminal's escape sequences) or \
+                         invisible direction and zero-width marks"
                     ),
                 ));
             }
@@ -1246,6 +1251,22 @@ mod tests {
             (
                 MINIMAL.replace("name = \"a\"", "name = \"a\\nFinished game 1\""),
                 "line breaks",
+            ),
+            // Issue 18, item 15: a terminal's escape sequence (here: red text), and a direction
+            // override that prints `b\u{202e}ved` as "bdev", are refused with what they are.
+            (
+                MINIMAL.replace("name = \"a\"", "name = \"\\u001b[31ma\""),
+                "\"\\u{1b}[31ma\": a name is printed in result lines, PGN tags and on the \
+                 terminal, so it must be at most 256 bytes without line breaks, control \
+                 characters (such as a terminal's escape sequences)",
+            ),
+            (
+                MINIMAL.replace("name = \"a\"", "name = \"b\\u202eved\""),
+                "invisible direction and zero-width marks",
+            ),
+            (
+                MINIMAL.replace("name = \"a\"", "name = \"a\\u200b\""),
+                "invisible direction and zero-width marks",
             ),
         ] {
             let err = resolve(&text);

@@ -15,6 +15,34 @@ use crate::records::{self, EntryKind, RunResults, RunSummary};
 use crate::standings::Standings;
 use crate::tournament::{MatchSpec, Summary};
 
+/// Whether a character must not reach a terminal as it is: control characters (a line break
+/// splits a result line, ESC starts a sequence that recolours or rewrites the screen) and the
+/// invisible marks that reorder or hide text (bidirectional overrides and isolates, zero-width
+/// characters), which make one name print as another.
+pub fn unprintable(c: char) -> bool {
+    c.is_control()
+        || matches!(c,
+            '\u{061c}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{2069}' | '\u{feff}')
+}
+
+/// A name as the console prints it: each [`unprintable`] character escaped as Rust writes it
+/// (`\u{1b}[31mred`), so that a name read from a PGN file shows what it holds and leaves the
+/// terminal alone. Names a run is configured with are refused instead (`RunConfig::check`).
+pub fn printable_name(name: &str) -> std::borrow::Cow<'_, str> {
+    if !name.chars().any(unprintable) {
+        return name.into();
+    }
+    let mut out = String::with_capacity(name.len() + 8);
+    for c in name.chars() {
+        match unprintable(c) {
+            true => out.extend(c.escape_unicode()),
+            false => out.push(c),
+        }
+    }
+    out.into()
+}
+
 /// `Started game 3 of 400 (dev vs base)`
 pub fn started_line(number: u64, total: u64, white: &str, black: &str) -> String {
     format!("Started game {number} of {total} ({white} vs {black})")
