@@ -267,6 +267,45 @@ fn ping_ms_treats_a_slow_readyok_as_a_stall() {
     assert_eq!(stdout.matches("connection stalls").count(), 0, "{stdout}");
 }
 
+/// Issue 18, item 12: a move without a clock is held to `-move-timeout` whoever plays it:
+/// Stockfish over UCI and staunton in process, both at depth 40, each stall on their first
+/// move as White and lose that game, scored the same way. Before, Stockfish alone was held to
+/// a hidden minute and staunton searched on.
+#[test]
+fn the_move_timeout_holds_uci_and_in_process_players_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = arbiter(
+        "-engine cmd=/usr/games/stockfish name=sf -engine builtin=staunton name=staunton \
+         -each tc=inf depth=40 hash=0 -move-timeout 0.3 -rounds 1 -recover -store runs.db \
+         -pgnout file=games.pgn",
+        dir.path(),
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        stdout.contains("Finished game 1 (sf vs staunton): 0-1 {White's connection stalls}"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Finished game 2 (staunton vs sf): 0-1 {White's connection stalls}"),
+        "{stdout}"
+    );
+    let pgn = std::fs::read_to_string(dir.path().join("games.pgn")).unwrap();
+    assert_eq!(
+        pgn.matches("[Termination \"stalled connection\"]").count(),
+        2,
+        "{pgn}"
+    );
+    // A bad value is refused before anything starts, naming the flag.
+    let out = arbiter(&staunton_match("-move-timeout -1"), dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("-move-timeout"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
 /// The stored games' PGN of the only run in the store.
 fn pgn_of_run(dir: &Path) -> Vec<String> {
     let runtime = tokio::runtime::Runtime::new().unwrap();

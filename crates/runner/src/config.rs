@@ -43,7 +43,7 @@ use crate::builtin::BuiltinSpec;
 use crate::openings::{Book, BookSpec};
 use crate::outputs;
 use crate::player::{PlayerKind, PlayerSpec};
-use crate::process::{ProcessSpec, Timeouts};
+use crate::process::{ProcessSpec, Timeouts, DEFAULT_MOVE_TIMEOUT};
 use crate::tc::{ClockSpec, TimeControl};
 use crate::tournament::MatchSpec;
 
@@ -163,6 +163,11 @@ pub struct RunConfig {
     /// fastchess's `-ping-ms`: before each move an engine must answer `isready` within this
     /// many milliseconds, or it loses that game as a stalled connection.
     pub ping_ms: Option<u64>,
+    /// Seconds a move without a clock (`nodes`, `depth`, `tc = "inf"`) may take before the
+    /// engine is stalled and loses the game, for UCI engines and in-process staunton alike
+    /// (its search is cut off there). Default 60; 0: no limit (a hung engine then waits for
+    /// Ctrl-C). Neither cutechess nor fastchess has one: cutechess waits for ever.
+    pub move_timeout: Option<f64>,
     /// How results are printed: `cutechess` (default) or `fastchess` (its result blocks).
     pub output: Option<String>,
     /// Games between rating blocks (cutechess's and fastchess's `-ratinginterval`); 0: only at
@@ -443,8 +448,9 @@ impl RunConfig {
         if self.ping_ms == Some(0) {
             return Err(invalid("ping_ms", "must be at least 1 millisecond"));
         }
+        let move_timeout = self.move_timeout()?;
         let engines = (0..self.engines.len())
-            .map(|index| self.engine(index, &mut warnings))
+            .map(|index| self.engine(index, move_timeout, &mut warnings))
             .collect::<Result<Vec<_>, _>>()?;
         let time_controls = (0..self.engines.len())
             .map(|index| self.time_control(index))
@@ -720,6 +726,7 @@ impl RunConfig {
     fn engine(
         &self,
         index: usize,
+        move_timeout: Option<Duration>,
         warnings: &mut Vec<String>,
     ) -> Result<CheckedEngine, ConfigError> {
         let engine = &self.engines[index];
@@ -805,10 +812,34 @@ impl RunConfig {
             program,
             timeouts: Timeouts {
                 ping: self.ping_ms.map(Duration::from_millis),
+                unclocked_move: move_timeout,
                 ..Timeouts::default()
             },
             restart: self.setting(index, |s| s.restart).unwrap_or(false),
         })
+    }
+
+    /// The limit on an unclocked move (see `move_timeout`): the default, none for 0, or the
+    /// seconds given, to the millisecond.
+    fn move_timeout(&self) -> Result<Option<Duration>, ConfigError> {
+        let Some(seconds) = self.move_timeout else {
+            return Ok(Some(DEFAULT_MOVE_TIMEOUT));
+        };
+        if seconds == 0.0 {
+            return Ok(None);
+        }
+        match Duration::try_from_secs_f64(seconds) {
+            Ok(limit) if limit >= Duration::from_millis(1) && seconds <= MAX_MOVE_TIMEOUT_S => {
+                Ok(Some(limit))
+            }
+            _ => Err(invalid(
+                "move_timeout",
+                format!(
+                    "{seconds}: expected seconds from 0.001 to {MAX_MOVE_TIMEOUT_S} for a move \
+                     without a clock, or 0 for no limit"
+                ),
+            )),
+        }
     }
 
     fn rule_set(&self) -> Result<RuleSet, ConfigError> {
@@ -992,6 +1023,9 @@ pub const MAX_PAIRS: u64 = 1 << 40;
 /// The in-process staunton's largest hash, the maximum its UCI `Hash` option declares.
 pub const MAX_BUILTIN_HASH_MB: usize = staunton::MAX_HASH_MB;
 
+/// The longest `move_timeout`, in seconds (a week): past that, 0 (no limit) says it.
+pub const MAX_MOVE_TIMEOUT_S: f64 = 7.0 * 24.0 * 3600.0;
+
 /// Longest engine name, in bytes: names go into every result line and PGN tag.
 pub const MAX_NAME_LEN: usize = 256;
 
@@ -1169,6 +1203,35 @@ mod tests {
             RunConfig::parse(MINIMAL, "again").unwrap().run_name(),
             "stable name"
         );
+    }
+
+    /// Issue 18, item 12: the limit on an unclocked move is a setting, the same for every
+    /// engine, in process or not: 60 s unless given, none for 0, refused out of range.
+    #[test]
+    fn the_move_timeout_is_a_setting_for_every_engine() {
+        let timeouts = |line: &str| {
+            let config = RunConfig::parse(&format!("{line}\n{MINIMAL}"), "t").unwrap();
+            let checked = config.check().map_err(|e| e.to_string())?;
+            Ok::<_, String>(
+                checked
+                    .engines
+                    .iter()
+                    .map(|e| e.timeouts.unclocked_move)
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let minute = Some(Duration::from_secs(60));
+        assert_eq!(timeouts(""), Ok(vec![minute, minute]));
+        let half = Some(Duration::from_millis(500));
+        assert_eq!(timeouts("move_timeout = 0.5"), Ok(vec![half, half]));
+        assert_eq!(timeouts("move_timeout = 0"), Ok(vec![None, None]));
+        for bad in ["-1", "0.0001", "1e9", "nan"] {
+            let err = timeouts(&format!("move_timeout = {bad}")).unwrap_err();
+            assert!(
+                err.starts_with("move_timeout: ") && err.contains("or 0 for no limit"),
+                "{bad}: {err}"
+            );
+        }
     }
 
     #[test]

@@ -52,7 +52,10 @@ impl Player {
             PlayerKind::Uci(process) => Ok(Player::Uci(Box::new(
                 UciProcess::start(process, spec.timeouts).await?,
             ))),
-            PlayerKind::Builtin(builtin) => Ok(Player::Builtin(BuiltinPlayer::new(builtin))),
+            PlayerKind::Builtin(builtin) => Ok(Player::Builtin(BuiltinPlayer::new(
+                builtin,
+                spec.timeouts.unclocked_move,
+            ))),
         }
     }
 
@@ -105,7 +108,11 @@ impl Player {
                     .go(request.position_command, &request.limits, request.deadline)
                     .await
             }
-            Player::Builtin(engine) => engine.think(request.history, &request.limits).await,
+            Player::Builtin(engine) => {
+                engine
+                    .think(request.history, &request.limits, request.deadline)
+                    .await
+            }
         }
     }
 

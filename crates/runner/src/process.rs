@@ -54,8 +54,10 @@ pub struct Timeouts {
     /// How long past its deadline a searching engine may take to answer `stop` before it is
     /// declared stalled and killed.
     pub stop_grace: Duration,
-    /// For searches without a clock (nodes, depth): how long to wait for `bestmove`.
-    pub unclocked_move: Duration,
+    /// For searches without a clock (nodes, depth): how long to wait for `bestmove` before the
+    /// engine is stalled (`move_timeout`, [`DEFAULT_MOVE_TIMEOUT`] unless set); `None` waits as
+    /// long as it takes. In-process staunton is cut off at the same limit.
+    pub unclocked_move: Option<Duration>,
     /// fastchess's `-ping-ms`: when set, the engine is asked `isready` before every move and
     /// must answer `readyok` within this time, or it is stalled and loses the game. Off by
     /// default, as in cutechess: the round trip costs every move a little.
@@ -68,11 +70,16 @@ impl Default for Timeouts {
             handshake: Duration::from_secs(10),
             ready: Duration::from_secs(10),
             stop_grace: Duration::from_secs(2),
-            unclocked_move: Duration::from_secs(60),
+            unclocked_move: Some(DEFAULT_MOVE_TIMEOUT),
             ping: None,
         }
     }
 }
+
+/// How long an unclocked move (`nodes`, `depth`) may take unless `move_timeout` says otherwise:
+/// long enough for any node or depth limit a match is played at, short enough that an engine
+/// that hangs costs its game a minute, not the run.
+pub const DEFAULT_MOVE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Why an engine could not do what was asked. Each is a normal event: the game loop turns it
 /// into a lost game with the matching termination.
@@ -651,7 +658,8 @@ impl UciProcess {
 
     /// Sends the position and `go`, then waits for `bestmove`. `deadline` is when the side's
     /// flag falls (clock or movetime plus margin); past it the search is stopped and the move
-    /// is a time forfeit. Without a deadline the engine gets `Timeouts::unclocked_move`.
+    /// is a time forfeit. Without a deadline the engine gets `Timeouts::unclocked_move`, and
+    /// past it is stalled.
     pub async fn go(
         &mut self,
         position: &str,
@@ -671,7 +679,14 @@ impl UciProcess {
         let started = Instant::now();
         self.searching = true;
         let flag = deadline.map(|d| started + d);
-        let give_up = flag.unwrap_or(started + self.timeouts.unclocked_move);
+        // Without any limit, a wait that outlasts the run: the match's stop flag still ends it.
+        let unbounded = started + Duration::from_secs(100 * 365 * 24 * 3600);
+        let give_up = flag.unwrap_or_else(|| {
+            self.timeouts
+                .unclocked_move
+                .and_then(|limit| started.checked_add(limit))
+                .unwrap_or(unbounded)
+        });
         loop {
             let line = match self.next_line(give_up, "bestmove").await {
                 Ok(line) => line,

@@ -289,6 +289,17 @@ const FLAGS: &[Flag] = &[
         p.config.ping_ms = Some(g.positive(token, token.text, expected)?);
         Ok(())
     }),
+    // arbiter's own: neither tool limits a move without a clock (cutechess waits for ever).
+    read("-move-timeout", |p, g| {
+        let token = g.one("the seconds a move without a clock may take (0: no limit)")?;
+        let expected = "seconds a move without a clock may take, e.g. 60 or 0.5 (0: no limit)";
+        let seconds: f64 = g.number(token, token.text, expected)?;
+        if !seconds.is_finite() || seconds < 0.0 {
+            return Err(g.invalid(token, expected));
+        }
+        p.config.move_timeout = Some(seconds);
+        Ok(())
+    }),
     read("-report", |p, g| p.report(g)),
     rejected(
         "-noswap",
