@@ -306,6 +306,75 @@ fn the_move_timeout_holds_uci_and_in_process_players_alike() {
     );
 }
 
+/// Issue 18, item 17: `-log file=F engine=true` writes every line each engine was sent and
+/// wrote, with its time, game and direction; `level` filters arbiter's own messages; without
+/// `engine=true` no engine line is written; `append=false` starts the file afresh; `compress`
+/// is refused rather than ignored.
+#[test]
+fn the_log_holds_every_engine_line_of_every_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = |log: &str| {
+        format!(
+            "-engine cmd=/usr/games/stockfish name=sf -engine cmd=/usr/games/stockfish name=sf2 \
+             -each tc=inf nodes=2000 -maxmoves 4 -rounds 1 -store runs.db -srand 1 {log}"
+        )
+    };
+    let out = arbiter(
+        &line("-log file=engines.log level=info engine=true append=false"),
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let log = std::fs::read_to_string(dir.path().join("engines.log")).unwrap();
+    // `[HH:MM:SS.micro] game N ENGINE --> line`
+    let has = |game: u64, engine: &str, arrow: &str, text: &str| {
+        log.lines().any(|l| {
+            l.len() > 18
+                && l.as_bytes()[0] == b'['
+                && l[16..].starts_with(&format!("] game {game} {engine} {arrow} {text}"))
+        })
+    };
+    for engine in ["sf", "sf2"] {
+        assert!(has(1, engine, "-->", "uci"), "{engine}: {log}");
+        assert!(has(1, engine, "<--", "uciok"), "{engine}: {log}");
+        assert!(has(1, engine, "<--", "readyok"), "{engine}: {log}");
+        for game in [1, 2] {
+            assert!(has(game, engine, "-->", "ucinewgame"), "{game} {engine}");
+            assert!(
+                has(game, engine, "-->", "position startpos"),
+                "{game} {engine}"
+            );
+            assert!(has(game, engine, "-->", "go nodes 2000"), "{game} {engine}");
+            assert!(has(game, engine, "<--", "info depth"), "{game} {engine}");
+            assert!(has(game, engine, "<--", "bestmove "), "{game} {engine}");
+        }
+    }
+    assert!(log.contains(" INFO Finished game 2 (sf2 vs sf): "), "{log}");
+    let lines = log.lines().count();
+
+    // Appended by default (fastchess's default); the default level, warn, keeps the games'
+    // INFO lines out; without engine=true no engine line is written.
+    let out = arbiter(&line("-log file=engines.log"), dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let log = std::fs::read_to_string(dir.path().join("engines.log")).unwrap();
+    assert_eq!(
+        log.lines().count(),
+        lines,
+        "nothing at warn, no engine lines: {log}"
+    );
+    let out = arbiter(&line("-log file=engines.log append=false"), dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let log = std::fs::read_to_string(dir.path().join("engines.log")).unwrap();
+    assert_eq!(log, "", "started afresh, and nothing to say at warn");
+
+    let out = arbiter(&line("-log file=engines.log compress=true"), dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("plain text only"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
 /// The stored games' PGN of the only run in the store.
 fn pgn_of_run(dir: &Path) -> Vec<String> {
     let runtime = tokio::runtime::Runtime::new().unwrap();

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use arbiter_report::{Format, Report, RunData};
 use arbiter_rules::Color;
+use arbiter_runner::commlog::Level;
 use arbiter_runner::config::{OutputFormat, ReportSettings, RunConfig};
 use arbiter_runner::outputs::{self, Export};
 use arbiter_runner::player::PlayerKind;
@@ -305,7 +306,17 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
     // One process plays a run: a second one is refused, naming the holder. The lock goes with
     // this process however it ends, so a run killed with kill -9 resumes at once.
     let _lock = store.lock_run(run).await?;
-    let spec = Arc::new(config.resolve(&base, seed)?);
+    let mut spec = config.resolve(&base, seed)?;
+    // The log file, like the exports, from the configuration's folder, opened before the
+    // first game so that a path that cannot be written fails now.
+    spec.log = match &config.log {
+        Some(log) => Some(
+            log.open(&base)
+                .map_err(|reason| anyhow::anyhow!("log: {reason}"))?,
+        ),
+        None => None,
+    };
+    let spec = Arc::new(spec);
     let before = store.totals(run).await?;
 
     let (cancel_tx, cancel_rx) = watch::channel(false);
@@ -519,7 +530,12 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
             3
         }
     };
-    console.info(&format!("Finished run {run}: {}", summary.verdict.as_str()));
+    let finished = format!("Finished run {run}: {}", summary.verdict.as_str());
+    console.info(&finished);
+    if let Some(log) = &spec.log {
+        log.message(Level::Info, &finished);
+        log.flush();
+    }
     Ok(ExitCode::from(code))
 }
 
@@ -740,7 +756,13 @@ async fn report(
                 white,
                 black,
                 ..
-            } => console.result(&outputs::started_line(number, total_games, &white, &black)),
+            } => {
+                let line = outputs::started_line(number, total_games, &white, &black);
+                if let Some(log) = &spec.log {
+                    log.message(Level::Info, &line);
+                }
+                console.result(&line)
+            }
             Event::GameFinished {
                 number,
                 pair,
@@ -748,7 +770,11 @@ async fn report(
                 json,
                 ..
             } => {
-                console.result(&outputs::finished_line(number, &record));
+                let line = outputs::finished_line(number, &record);
+                if let Some(log) = &spec.log {
+                    log.message(Level::Info, &line);
+                }
+                console.result(&line);
                 let first_color = if record.white == first {
                     Color::White
                 } else {
@@ -813,7 +839,12 @@ async fn report(
                     last_block = Some(totals.pairs);
                 }
             }
-            Event::Warning(text) => console.info(&format!("warning: {text}")),
+            Event::Warning(text) => {
+                if let Some(log) = &spec.log {
+                    log.message(Level::Warn, &text);
+                }
+                console.info(&format!("warning: {text}"))
+            }
         }
     }
     last_block

@@ -40,6 +40,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::adjudication::{Adjudication, DrawRule, ResignRule};
 use crate::builtin::BuiltinSpec;
+use crate::commlog::LogConfig;
 use crate::openings::{Book, BookSpec};
 use crate::outputs;
 use crate::player::{PlayerKind, PlayerSpec};
@@ -181,6 +182,9 @@ pub struct RunConfig {
     /// `report.json`, as `arbiter report` writes them), refreshed while the run plays so that a
     /// long run can be watched in a browser (`-report DIR`).
     pub report: Option<PathBuf>,
+    /// The run's log file (fastchess's `-log`): arbiter's messages at a level and, with
+    /// `engine = true`, every line sent to and read from each engine (see [`crate::commlog`]).
+    pub log: Option<LogConfig>,
     #[serde(default)]
     pub each: EngineSettings,
     #[serde(default, rename = "engine")]
@@ -348,6 +352,7 @@ impl RunConfig {
             scoreinterval: None,
             report_penta: None,
             report: None,
+            log: None,
             ..self.clone()
         }
     }
@@ -449,6 +454,9 @@ impl RunConfig {
             return Err(invalid("ping_ms", "must be at least 1 millisecond"));
         }
         let move_timeout = self.move_timeout()?;
+        if let Some(log) = &self.log {
+            log.check().map_err(|reason| invalid("log", reason))?;
+        }
         let engines = (0..self.engines.len())
             .map(|index| self.engine(index, move_timeout, &mut warnings))
             .collect::<Result<Vec<_>, _>>()?;
@@ -967,6 +975,7 @@ impl CheckedConfig {
             event: self.event,
             site: self.site,
             warnings,
+            log: None,
         })
     }
 }
@@ -1231,6 +1240,47 @@ mod tests {
                 err.starts_with("move_timeout: ") && err.contains("or 0 for no limit"),
                 "{bad}: {err}"
             );
+        }
+    }
+
+    /// Issue 18, item 17: the `[log]` table is the `-log` flag's TOML equivalent, checked with
+    /// the rest, and where the log goes does not define the games.
+    #[test]
+    fn the_log_table_is_the_log_flag() {
+        let text =
+            format!("{MINIMAL}\n[log]\nfile = \"engines.log\"\nlevel = \"trace\"\nengine = true\n");
+        let config = RunConfig::parse(&text, "t").unwrap();
+        let flags = cutechess::parse(
+            &"-engine builtin=staunton name=a -engine cmd=stockfish name=b -each nodes=1000 \
+              -rounds 10 -log file=engines.log level=trace engine=true"
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect::<Vec<_>>(),
+        )
+        .unwrap();
+        assert_eq!(config.log, flags.config.log);
+        assert!(config.check().is_ok());
+        assert_eq!(
+            config.run_name(),
+            RunConfig {
+                log: None,
+                ..config.clone()
+            }
+            .run_name()
+        );
+        for (bad, expected) in [
+            (
+                "level = \"loud\"",
+                "log: level \"loud\": expected trace, info, warn, err or fatal",
+            ),
+            (
+                "compress = true",
+                "log: compress = true: the log is written as plain text only",
+            ),
+        ] {
+            let text = format!("{MINIMAL}\n[log]\nfile = \"x.log\"\n{bad}\n");
+            let err = RunConfig::parse(&text, "t").unwrap().check().unwrap_err();
+            assert!(err.to_string().starts_with(expected), "{err}");
         }
     }
 

@@ -18,6 +18,7 @@
 
 pub mod adjudication;
 pub mod builtin;
+pub mod commlog;
 pub mod config;
 pub mod game;
 pub mod openings;

@@ -25,6 +25,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::process::{Child, ChildStdin, Command};
 
 use crate::builtin::on_game_thread;
+use crate::commlog::{Direction, EngineTap};
 use crate::tc::human_duration;
 use crate::uci::{BestMove, GoLimits, Info, OptionDecl, SetOption};
 
@@ -493,11 +494,23 @@ pub struct UciProcess {
     /// The match's stop flag: a game on its own thread stops waiting for this engine once it
     /// is set (on the async runtime, aborting the game's task does that).
     stop: Option<Arc<AtomicBool>>,
+    /// The run's log of engine lines, for the lines written (the output has its own, for the
+    /// lines read).
+    tap: Option<EngineTap>,
 }
 
 impl UciProcess {
     /// Starts the process and completes the handshake: `uci`/`uciok`, options, `isready`.
     pub async fn start(spec: &ProcessSpec, timeouts: Timeouts) -> Result<UciProcess, EngineFault> {
+        UciProcess::start_logged(spec, timeouts, None).await
+    }
+
+    /// [`UciProcess::start`], every line sent and read, the handshake's too, going to `tap`.
+    pub async fn start_logged(
+        spec: &ProcessSpec,
+        timeouts: Timeouts,
+        tap: Option<EngineTap>,
+    ) -> Result<UciProcess, EngineFault> {
         let mut command = Command::new(&spec.cmd);
         command
             .args(&spec.args)
@@ -515,10 +528,11 @@ impl UciProcess {
         })?;
         let stdout = child.stdout.take().expect("piped stdout");
         let stdin = child.stdin.take().expect("piped stdin");
-        let output = Output::new(stdout).map_err(|e| EngineFault::Spawn {
+        let mut output = Output::new(stdout).map_err(|e| EngineFault::Spawn {
             cmd: spec.cmd.display().to_string(),
             reason: e.to_string(),
         })?;
+        output.tap = tap.clone();
         let stderr_tail = child.stderr.take().and_then(spawn_stderr_tail);
 
         let mut engine = UciProcess {
@@ -540,6 +554,7 @@ impl UciProcess {
             said_count: 0,
             stderr_tail,
             stop: None,
+            tap,
         };
         let deadline = Instant::now() + timeouts.handshake;
         if let Err(fault) = engine.send("uci").await {
@@ -741,8 +756,23 @@ impl UciProcess {
         self.send_lines(&[line]).await
     }
 
+    /// The game this engine's next lines in the run's log belong to.
+    pub fn log_game(&mut self, game: u64) {
+        if let Some(tap) = self.tap.as_mut() {
+            tap.set_game(game);
+        }
+        if let Some(tap) = self.output.as_mut().and_then(|o| o.tap.as_mut()) {
+            tap.set_game(game);
+        }
+    }
+
     /// Writes the lines in one system call, from a buffer kept for the purpose.
     async fn send_lines(&mut self, lines: &[&str]) -> Result<(), EngineFault> {
+        if let Some(tap) = &self.tap {
+            for line in lines {
+                tap.line(Direction::Sent, line.as_bytes());
+            }
+        }
         self.outgoing.clear();
         for line in lines {
             keep_bounded(&mut self.sent, REPORT_LINES, line);
@@ -999,6 +1029,8 @@ struct Output {
     /// Lines read and not yet taken, oldest first.
     ready: VecDeque<Line>,
     ended: bool,
+    /// The run's log of engine lines: every line read goes there, before the filter.
+    tap: Option<EngineTap>,
 }
 
 impl Output {
@@ -1009,6 +1041,7 @@ impl Output {
             filter: InfoFilter::new(),
             ready: VecDeque::new(),
             ended: false,
+            tap: None,
         })
     }
 
@@ -1041,12 +1074,14 @@ impl Output {
                 Ok(Some(0)) | Err(_) => {
                     self.ended = true;
                     let at = Instant::now();
-                    let held = self.buffer.finish(&mut self.filter, at);
+                    let held = self.buffer.finish(&mut self.filter, at, self.tap.as_ref());
                     self.ready.extend(held);
                 }
                 Ok(Some(n)) => {
                     let at = Instant::now();
-                    let lines = self.buffer.filled(n, &mut self.filter, at);
+                    let lines = self
+                        .buffer
+                        .filled(n, &mut self.filter, at, self.tap.as_ref());
                     self.ready.extend(lines);
                 }
                 Ok(None) => {}
@@ -1189,12 +1224,16 @@ impl LineBuffer {
         n: usize,
         filter: &mut InfoFilter,
         at: Instant,
+        tap: Option<&EngineTap>,
     ) -> std::vec::Drain<'_, Line> {
         let searched = self.end;
         self.end += n;
         let mut from = searched;
         while let Some(newline) = self.buf[from..self.end].iter().position(|&b| b == b'\n') {
             let line_end = from + newline;
+            if let Some(tap) = tap {
+                tap.line(Direction::Received, &self.buf[self.start..line_end]);
+            }
             if std::mem::take(&mut self.skipping) {
                 // The tail of an over-long line.
             } else if let Some(line) = filter.pass(&self.buf[self.start..line_end], at) {
@@ -1205,6 +1244,9 @@ impl LineBuffer {
         }
         if self.start == 0 && self.end == self.buf.len() {
             // No newline in a whole buffer: garbage, not protocol.
+            if let Some(tap) = tap {
+                tap.line(Direction::Received, &self.buf[..]);
+            }
             if !self.skipping {
                 if let Some(line) = filter.pass(&self.buf[..], at) {
                     self.ready.push(line);
@@ -1217,8 +1259,16 @@ impl LineBuffer {
     }
 
     /// At the end of the output: the last line if it had no newline, and what the filter held.
-    fn finish(&mut self, filter: &mut InfoFilter, at: Instant) -> Vec<Line> {
+    fn finish(
+        &mut self,
+        filter: &mut InfoFilter,
+        at: Instant,
+        tap: Option<&EngineTap>,
+    ) -> Vec<Line> {
         let mut lines = Vec::new();
+        if let (Some(tap), false) = (tap, self.start == self.end) {
+            tap.line(Direction::Received, &self.buf[self.start..self.end]);
+        }
         if !self.skipping && self.start < self.end {
             lines.extend(filter.pass(&self.buf[self.start..self.end], at));
         }
@@ -1281,10 +1331,10 @@ pub(crate) mod tests {
                 let n = read.len().min(space.len());
                 space[..n].copy_from_slice(&read[..n]);
                 read = &read[n..];
-                lines.extend(buffer.filled(n, &mut filter, Instant::now()));
+                lines.extend(buffer.filled(n, &mut filter, Instant::now(), None));
             }
         }
-        lines.extend(buffer.finish(&mut filter, Instant::now()));
+        lines.extend(buffer.finish(&mut filter, Instant::now(), None));
         lines
             .into_iter()
             .map(|line| (line.text, line.info, line.notes))

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use crate::adjudication::{DrawRule, ResignRule};
+use crate::commlog::{Level, LogConfig, LEVELS};
 use crate::config::{EngineConfig, RunConfig, SprtConfig};
 use crate::openings::{BookFormat, BookOrder, BookSpec};
 use crate::tc::TimeControl;
@@ -301,6 +302,7 @@ const FLAGS: &[Flag] = &[
         Ok(())
     }),
     read("-report", |p, g| p.report(g)),
+    read("-log", |p, g| p.log(g)),
     rejected(
         "-noswap",
         "arbiter always swaps colours within a pair: that is what makes a pair a fair comparison",
@@ -327,8 +329,10 @@ const FLAGS: &[Flag] = &[
         "result lines always use cutechess's format",
     ),
     ignored("-wait", "a game starts as soon as a slot is free"),
-    ignored("-debug", "engine input and output are not echoed"),
-    ignored("-log", "log files are not supported yet"),
+    ignored(
+        "-debug",
+        "engine input and output are not echoed; -log file=FILE engine=true writes them to a file",
+    ),
     ignored("-tb", TABLEBASES),
     ignored("-tbpieces", TABLEBASES),
     ignored("-tbignore50", TABLEBASES),
@@ -561,6 +565,7 @@ const DRAW_KEYS: &[&str] = &["movenumber", "movecount", "score"];
 const RESIGN_KEYS: &[&str] = &["movecount", "score", "twosided"];
 const OUTPUT_KEYS: &[&str] = &["format"];
 const REPORT_KEYS: &[&str] = &["penta"];
+const LOG_KEYS: &[&str] = &["file", "level", "append", "engine", "realtime", "compress"];
 
 /// One argument and where it stood.
 #[derive(Clone, Copy, Debug)]
@@ -1155,6 +1160,45 @@ impl<'a> Parser<'a> {
             }
         }
         self.config.adjudication.resign = Some(rule);
+        Ok(())
+    }
+
+    /// fastchess's `-log file=F level=L append=B engine=B realtime=B compress=B`.
+    fn log(&mut self, group: &Group<'a>) -> Result<(), GrammarError> {
+        let mut log = LogConfig::default();
+        for pair in group.pairs() {
+            match pair.key {
+                "file" => match group.value_of(&pair)? {
+                    "" => return Err(group.invalid(pair.token, "file=FILE")),
+                    file => log.file = PathBuf::from(file),
+                },
+                "level" => {
+                    let level = group.value_of(&pair)?;
+                    if Level::parse(level).is_none() {
+                        return Err(group.invalid(pair.token, format!("level={LEVELS}")));
+                    }
+                    log.level = Some(level.to_owned());
+                }
+                "append" => log.append = Some(group.boolean(&pair)?),
+                "engine" => log.engine = Some(group.boolean(&pair)?),
+                "realtime" => log.realtime = Some(group.boolean(&pair)?),
+                "compress" => {
+                    if group.boolean(&pair)? {
+                        return Err(group.rejected(
+                            pair.token,
+                            "the log is written as plain text only; compress it after the run \
+                             (gzip FILE)",
+                        ));
+                    }
+                    log.compress = Some(false);
+                }
+                _ => return Err(group.unknown_key(&pair, LOG_KEYS)),
+            }
+        }
+        if log.file.as_os_str().is_empty() {
+            return Err(group.missing("file=FILE, the log's file"));
+        }
+        self.config.log = Some(log);
         Ok(())
     }
 
