@@ -644,14 +644,60 @@ fn matchup_details(spec: &MatchSpec, config: &RunConfig) -> String {
     details
 }
 
-/// The progress bar's note in a tournament: who leads, by how much.
-fn leader_line(standings: &Standings) -> String {
+/// The progress bar's note in a tournament: who leads, by how much, in `width` columns.
+fn leader_line(standings: &Standings, width: usize) -> String {
     standings.engines.first().map_or_else(String::new, |top| {
-        format!(
-            "leader {} {:+.0} +/- {:.0} Elo over {} games",
-            top.name, top.elo, top.half_width, top.games
-        )
+        let name = outputs::printable_name(&top.name);
+        let lead = format!(
+            "leader {name} {:+.0} +/- {:.0} Elo",
+            top.elo, top.half_width
+        );
+        let forms = [
+            format!("{lead} over {} games", top.games),
+            lead,
+            format!("leader {name}"),
+        ];
+        outputs::fit(forms, width)
     })
+}
+
+/// The terminal's width in columns, when stderr is one.
+fn terminal_width() -> Option<usize> {
+    console::Term::stderr()
+        .size_checked()
+        .map(|(_, columns)| usize::from(columns))
+}
+
+/// The bar's own width for a terminal of `columns`: 30 cells from 120 columns, fewer below, so
+/// that the numbers and the note keep room.
+fn bar_cells(columns: usize) -> usize {
+    (columns / 4).clamp(10, 30)
+}
+
+/// The bar's style for a terminal of `columns`.
+fn bar_style(columns: usize) -> ProgressStyle {
+    let cells = bar_cells(columns);
+    ProgressStyle::with_template(&format!("{{bar:{cells}}} {{pos}}/{{len}} pairs {{msg}}"))
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+}
+
+/// The columns left for the note after the bar, its counts and ` pairs `, one short of the
+/// terminal's width (a line that fills the last column wraps on some terminals). Read at every
+/// update, and the bar resized with it, so a resized terminal gets a line that fits at the
+/// next pair.
+fn note_width(bar: &ProgressBar) -> usize {
+    let Some(columns) = terminal_width() else {
+        return usize::MAX;
+    };
+    bar.set_style(bar_style(columns));
+    let digits = |n: u64| n.to_string().len();
+    let used = bar_cells(columns)
+        + 1
+        + digits(bar.position())
+        + 1
+        + digits(bar.length().unwrap_or(0))
+        + " pairs ".len();
+    columns.saturating_sub(used + 1)
 }
 
 /// A tournament's standings from its pairings' stored totals (index = pairing).
@@ -690,10 +736,7 @@ fn set_aside(path: &Path) -> anyhow::Result<PathBuf> {
 fn progress_bar(pairs: u64, done: u64) -> ProgressBar {
     let bar = ProgressBar::new(pairs);
     bar.set_position(done);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} pairs {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    bar.set_style(bar_style(terminal_width().unwrap_or(120)));
     bar
 }
 
@@ -823,9 +866,10 @@ async fn report(
                 let standings = pairings.and_then(|p| tournament_standings(&spec, &p).ok());
                 if let Some(bar) = &console.bar {
                     bar.set_position(totals.pairs);
+                    let width = note_width(bar);
                     let message = match &standings {
-                        Some(standings) => leader_line(standings),
-                        None => outputs::rating_lines(&totals, sprt, report.penta).join("  "),
+                        Some(standings) => leader_line(standings, width),
+                        None => outputs::progress_note(&totals, sprt, report.penta, width),
                     };
                     bar.set_message(message);
                 }
