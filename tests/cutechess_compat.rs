@@ -277,7 +277,7 @@ fn the_move_timeout_holds_uci_and_in_process_players_alike() {
     let out = arbiter(
         "-engine cmd=/usr/games/stockfish name=sf -engine builtin=staunton name=staunton \
          -each tc=inf depth=40 hash=0 -move-timeout 0.3 -rounds 1 -recover -store runs.db \
-         -pgnout file=games.pgn",
+         -pgnout file=games.pgn -log file=run.log",
         dir.path(),
     );
     let stdout = text(&out.stdout);
@@ -296,6 +296,12 @@ fn the_move_timeout_holds_uci_and_in_process_players_alike() {
         2,
         "{pgn}"
     );
+    // The run's log (at its default level, warn) says why, for each: the same fault.
+    let log = std::fs::read_to_string(dir.path().join("run.log")).unwrap();
+    for (game, engine) in [(1, "sf"), (2, "staunton")] {
+        let fault = format!(" WARN game {game}: {engine} (white): no bestmove within 0.3 s");
+        assert!(log.contains(&fault), "{fault}: {log}");
+    }
     // A bad value is refused before anything starts, naming the flag.
     let out = arbiter(&staunton_match("-move-timeout -1"), dir.path());
     assert_eq!(out.status.code(), Some(2));
