@@ -147,22 +147,62 @@ fn time_controls_with_seconds_suffixes_are_played() {
 
 /// Item 5: `-ratinginterval`, `-scoreinterval`, `-report penta=` and `-output format=fastchess`
 /// shape the stream as they do in the two tools: interim blocks every N games, the same block
-/// once at the end, the pentanomial line when asked.
+/// once at the end, the pentanomial line when asked. Issue 18, item 18: with pentanomial
+/// reports fastchess counts the interval in pairs (its `shouldPrintRatingInterval` takes the
+/// pair's number), so 10 games at `-ratinginterval 2` print blocks after pairs 2 and 4 and
+/// one at the end: 3, not 5.
 #[test]
 fn interim_reports_come_at_the_asked_intervals() {
     let dir = tempfile::tempdir().unwrap();
-    let count = |flags: &str, pattern: &str| {
-        let out = arbiter(&staunton_match(&format!("-rounds 4 {flags}")), dir.path());
+    let count_in = |rounds: u64, flags: &str, pattern: &str| {
+        let out = arbiter(
+            &staunton_match(&format!("-rounds {rounds} {flags}")),
+            dir.path(),
+        );
         assert_eq!(out.status.code(), Some(0), "{flags}: {}", text(&out.stderr));
         let stdout = text(&out.stdout);
         assert!(stdout.ends_with("Finished match\n"), "{stdout}");
         stdout.matches(pattern).count()
     };
+    let count = |flags: &str, pattern: &str| count_in(4, flags, pattern);
     let fastchess = "-output format=fastchess";
     let results = "Results of dev vs base (300 nodes, 1t, 0MB, quick.epd):";
-    assert_eq!(count(&format!("{fastchess} -ratinginterval 4"), results), 2);
-    assert_eq!(count(&format!("{fastchess} -ratinginterval 3"), results), 3);
+    assert_eq!(
+        count_in(5, &format!("{fastchess} -ratinginterval 2"), results),
+        3,
+        "pairs 2 and 4, and the end"
+    );
+    assert_eq!(
+        count_in(
+            5,
+            &format!("{fastchess} -ratinginterval 2 -report penta=true"),
+            results
+        ),
+        3
+    );
+    // Without pentanomial reports fastchess counts games, as cutechess does: 4 and 8 of 8.
+    assert_eq!(
+        count(
+            &format!("{fastchess} -ratinginterval 4 -report penta=false"),
+            "Games: 8, Wins: "
+        ),
+        1
+    );
+    assert_eq!(
+        count(
+            &format!("{fastchess} -ratinginterval 4 -report penta=false"),
+            "--------------------------------------------------\nResults of"
+        ),
+        2
+    );
+    assert_eq!(count(&format!("{fastchess} -ratinginterval 4"), results), 1);
+    assert_eq!(count(&format!("{fastchess} -ratinginterval 3"), results), 2);
     assert_eq!(count(&format!("{fastchess} -ratinginterval 0"), results), 1);
+    assert_eq!(
+        count(fastchess, results),
+        4,
+        "arbiter's default: every pair"
+    );
     assert_eq!(
         count(&format!("{fastchess} -ratinginterval 0"), "Ptnml(0-2): ["),
         1
@@ -178,6 +218,8 @@ fn interim_reports_come_at_the_asked_intervals() {
     assert_eq!(count("-scoreinterval 2", "Score of dev vs base: "), 4);
     assert_eq!(count("-scoreinterval 0 -ratinginterval 0", "Score of"), 0);
     assert_eq!(count("-ratinginterval 0", "Elo difference: "), 1);
+    // cutechess counts games whatever the report: 4 and 8 of 8.
+    assert_eq!(count("-ratinginterval 4", "Elo difference: "), 2);
     assert_eq!(
         count("", "Elo difference: "),
         4,
@@ -223,6 +265,120 @@ fn ping_ms_treats_a_slow_readyok_as_a_stall() {
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(stdout.matches("connection stalls").count(), 0, "{stdout}");
+}
+
+/// Issue 18, item 12: a move without a clock is held to `-move-timeout` whoever plays it:
+/// Stockfish over UCI and staunton in process, both at depth 40, each stall on their first
+/// move as White and lose that game, scored the same way. Before, Stockfish alone was held to
+/// a hidden minute and staunton searched on.
+#[test]
+fn the_move_timeout_holds_uci_and_in_process_players_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = arbiter(
+        "-engine cmd=/usr/games/stockfish name=sf -engine builtin=staunton name=staunton \
+         -each tc=inf depth=40 hash=0 -move-timeout 0.3 -rounds 1 -recover -store runs.db \
+         -pgnout file=games.pgn -log file=run.log",
+        dir.path(),
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        stdout.contains("Finished game 1 (sf vs staunton): 0-1 {White's connection stalls}"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Finished game 2 (staunton vs sf): 0-1 {White's connection stalls}"),
+        "{stdout}"
+    );
+    let pgn = std::fs::read_to_string(dir.path().join("games.pgn")).unwrap();
+    assert_eq!(
+        pgn.matches("[Termination \"stalled connection\"]").count(),
+        2,
+        "{pgn}"
+    );
+    // The run's log (at its default level, warn) says why, for each: the same fault.
+    let log = std::fs::read_to_string(dir.path().join("run.log")).unwrap();
+    for (game, engine) in [(1, "sf"), (2, "staunton")] {
+        let fault = format!(" WARN game {game}: {engine} (white): no bestmove within 0.3 s");
+        assert!(log.contains(&fault), "{fault}: {log}");
+    }
+    // A bad value is refused before anything starts, naming the flag.
+    let out = arbiter(&staunton_match("-move-timeout -1"), dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("-move-timeout"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// Issue 18, item 17: `-log file=F engine=true` writes every line each engine was sent and
+/// wrote, with its time, game and direction; `level` filters arbiter's own messages; without
+/// `engine=true` no engine line is written; `append=false` starts the file afresh; `compress`
+/// is refused rather than ignored.
+#[test]
+fn the_log_holds_every_engine_line_of_every_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = |log: &str| {
+        format!(
+            "-engine cmd=/usr/games/stockfish name=sf -engine cmd=/usr/games/stockfish name=sf2 \
+             -each tc=inf nodes=2000 -maxmoves 4 -rounds 1 -store runs.db -srand 1 {log}"
+        )
+    };
+    let out = arbiter(
+        &line("-log file=engines.log level=info engine=true append=false"),
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let log = std::fs::read_to_string(dir.path().join("engines.log")).unwrap();
+    // `[HH:MM:SS.micro] game N ENGINE --> line`
+    let has = |game: u64, engine: &str, arrow: &str, text: &str| {
+        log.lines().any(|l| {
+            l.len() > 18
+                && l.as_bytes()[0] == b'['
+                && l[16..].starts_with(&format!("] game {game} {engine} {arrow} {text}"))
+        })
+    };
+    for engine in ["sf", "sf2"] {
+        assert!(has(1, engine, "-->", "uci"), "{engine}: {log}");
+        assert!(has(1, engine, "<--", "uciok"), "{engine}: {log}");
+        assert!(has(1, engine, "<--", "readyok"), "{engine}: {log}");
+        for game in [1, 2] {
+            assert!(has(game, engine, "-->", "ucinewgame"), "{game} {engine}");
+            assert!(
+                has(game, engine, "-->", "position startpos"),
+                "{game} {engine}"
+            );
+            assert!(has(game, engine, "-->", "go nodes 2000"), "{game} {engine}");
+            assert!(has(game, engine, "<--", "info depth"), "{game} {engine}");
+            assert!(has(game, engine, "<--", "bestmove "), "{game} {engine}");
+        }
+    }
+    assert!(log.contains(" INFO Finished game 2 (sf2 vs sf): "), "{log}");
+    let lines = log.lines().count();
+
+    // Appended by default (fastchess's default); the default level, warn, keeps the games'
+    // INFO lines out; without engine=true no engine line is written.
+    let out = arbiter(&line("-log file=engines.log"), dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let log = std::fs::read_to_string(dir.path().join("engines.log")).unwrap();
+    assert_eq!(
+        log.lines().count(),
+        lines,
+        "nothing at warn, no engine lines: {log}"
+    );
+    let out = arbiter(&line("-log file=engines.log append=false"), dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let log = std::fs::read_to_string(dir.path().join("engines.log")).unwrap();
+    assert_eq!(log, "", "started afresh, and nothing to say at warn");
+
+    let out = arbiter(&line("-log file=engines.log compress=true"), dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("plain text only"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 /// The stored games' PGN of the only run in the store.
@@ -340,6 +496,9 @@ fn single_games_each_take_their_own_opening_with_trinomial_statistics() {
             (game.schema, game.game),
             (records::SCHEMA, index as u64 + 1)
         );
+        // Issue 18, item 15: the JSON names the opening as the PGN does (`quick.epd:3`), not
+        // by the book's absolute path.
+        assert_eq!(game.opening, tag(&games[index], "BookEntry"), "{line}");
     }
     let record: RunSummary = serde_json::from_str(lines[6]).unwrap();
     assert_eq!(record.verdict, RunOutcome::Complete);

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use arbiter_report::{Format, Report, RunData};
 use arbiter_rules::Color;
+use arbiter_runner::commlog::Level;
 use arbiter_runner::config::{OutputFormat, ReportSettings, RunConfig};
 use arbiter_runner::outputs::{self, Export};
 use arbiter_runner::player::PlayerKind;
@@ -305,7 +306,17 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
     // One process plays a run: a second one is refused, naming the holder. The lock goes with
     // this process however it ends, so a run killed with kill -9 resumes at once.
     let _lock = store.lock_run(run).await?;
-    let spec = Arc::new(config.resolve(&base, seed)?);
+    let mut spec = config.resolve(&base, seed)?;
+    // The log file, like the exports, from the configuration's folder, opened before the
+    // first game so that a path that cannot be written fails now.
+    spec.log = match &config.log {
+        Some(log) => Some(
+            log.open(&base)
+                .map_err(|reason| anyhow::anyhow!("log: {reason}"))?,
+        ),
+        None => None,
+    };
+    let spec = Arc::new(spec);
     let before = store.totals(run).await?;
 
     let (cancel_tx, cancel_rx) = watch::channel(false);
@@ -519,7 +530,12 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
             3
         }
     };
-    console.info(&format!("Finished run {run}: {}", summary.verdict.as_str()));
+    let finished = format!("Finished run {run}: {}", summary.verdict.as_str());
+    console.info(&finished);
+    if let Some(log) = &spec.log {
+        log.message(Level::Info, &finished);
+        log.flush();
+    }
     Ok(ExitCode::from(code))
 }
 
@@ -578,6 +594,7 @@ fn report_settings(config: &RunConfig, spec: &MatchSpec) -> anyhow::Result<Repor
     let settings = config.report_settings()?;
     Ok(ReportSettings {
         penta: settings.penta && spec.paired,
+        rating_in_pairs: settings.rating_in_pairs && spec.paired,
         ..settings
     })
 }
@@ -627,15 +644,64 @@ fn matchup_details(spec: &MatchSpec, config: &RunConfig) -> String {
     details
 }
 
-/// The progress bar's note in a tournament: who leads, by how much.
-fn leader_line(standings: &Standings) -> String {
-    let leader = standings.engines.first().filter(|top| top.games > 0);
-    leader.map_or_else(String::new, |top| {
-        format!(
-            "leader {} {:+.0} +/- {:.0} Elo over {} games",
-            top.name, top.elo, top.half_width, top.games
-        )
-    })
+/// The progress bar's note in a tournament: who leads, by how much, in `width` columns.
+fn leader_line(standings: &Standings, width: usize) -> String {
+    standings
+        .engines
+        .first()
+        .filter(|top| top.games > 0)
+        .map_or_else(String::new, |top| {
+            let name = outputs::printable_name(&top.name);
+            let lead = format!(
+                "leader {name} {:+.0} +/- {:.0} Elo",
+                top.elo, top.half_width
+            );
+            let forms = [
+                format!("{lead} over {} games", top.games),
+                lead,
+                format!("leader {name}"),
+            ];
+            outputs::fit(forms, width)
+        })
+}
+
+/// The terminal's width in columns, when stderr is one.
+fn terminal_width() -> Option<usize> {
+    console::Term::stderr()
+        .size_checked()
+        .map(|(_, columns)| usize::from(columns))
+}
+
+/// The bar's own width for a terminal of `columns`: 30 cells from 120 columns, fewer below, so
+/// that the numbers and the note keep room.
+fn bar_cells(columns: usize) -> usize {
+    (columns / 4).clamp(10, 30)
+}
+
+/// The bar's style for a terminal of `columns`.
+fn bar_style(columns: usize) -> ProgressStyle {
+    let cells = bar_cells(columns);
+    ProgressStyle::with_template(&format!("{{bar:{cells}}} {{pos}}/{{len}} pairs {{msg}}"))
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+}
+
+/// The columns left for the note after the bar, its counts and ` pairs `, one short of the
+/// terminal's width (a line that fills the last column wraps on some terminals). Read at every
+/// update, and the bar resized with it, so a resized terminal gets a line that fits at the
+/// next pair.
+fn note_width(bar: &ProgressBar) -> usize {
+    let Some(columns) = terminal_width() else {
+        return usize::MAX;
+    };
+    bar.set_style(bar_style(columns));
+    let digits = |n: u64| n.to_string().len();
+    let used = bar_cells(columns)
+        + 1
+        + digits(bar.position())
+        + 1
+        + digits(bar.length().unwrap_or(0))
+        + " pairs ".len();
+    columns.saturating_sub(used + 1)
 }
 
 /// A tournament's standings from its pairings' stored totals (index = pairing).
@@ -674,10 +740,7 @@ fn set_aside(path: &Path) -> anyhow::Result<PathBuf> {
 fn progress_bar(pairs: u64, done: u64) -> ProgressBar {
     let bar = ProgressBar::new(pairs);
     bar.set_position(done);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} pairs {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    bar.set_style(bar_style(terminal_width().unwrap_or(120)));
     bar
 }
 
@@ -724,10 +787,15 @@ async fn report(
     let mut pending: HashMap<u64, [Option<Pending>; 2]> = HashMap::new();
     let mut last_block = None;
     let report = console.report;
-    // Games finished so far, and when the last rating block was printed: blocks come every
-    // `ratinginterval` games, at the first commit after a multiple.
+    // Games finished so far, and the count (games or pairs, see `rating_in_pairs`) at the last
+    // rating block: blocks come every `ratinginterval` of them, at the first commit after a
+    // multiple.
     let mut games_finished = committed.wins + committed.draws + committed.losses;
-    let mut games_at_block = games_finished;
+    let rating_count = |games: u64, totals: &Totals| match report.rating_in_pairs {
+        true => totals.pairs,
+        false => games,
+    };
+    let mut count_at_block = rating_count(games_finished, &committed);
     while let Some(event) = events.recv().await {
         match event {
             Event::GameStarted {
@@ -735,7 +803,13 @@ async fn report(
                 white,
                 black,
                 ..
-            } => console.result(&outputs::started_line(number, total_games, &white, &black)),
+            } => {
+                let line = outputs::started_line(number, total_games, &white, &black);
+                if let Some(log) = &spec.log {
+                    log.message(Level::Info, &line);
+                }
+                console.result(&line)
+            }
             Event::GameFinished {
                 number,
                 pair,
@@ -743,7 +817,11 @@ async fn report(
                 json,
                 ..
             } => {
-                console.result(&outputs::finished_line(number, &record));
+                let line = outputs::finished_line(number, &record);
+                if let Some(log) = &spec.log {
+                    log.message(Level::Info, &line);
+                }
+                console.result(&line);
                 let first_color = if record.white == first {
                     Color::White
                 } else {
@@ -792,23 +870,29 @@ async fn report(
                 let standings = pairings.and_then(|p| tournament_standings(&spec, &p).ok());
                 if let Some(bar) = &console.bar {
                     bar.set_position(totals.pairs);
+                    let width = note_width(bar);
                     let message = match &standings {
-                        Some(standings) => leader_line(standings),
-                        None => outputs::rating_lines(&totals, sprt, report.penta).join("  "),
+                        Some(standings) => leader_line(standings, width),
+                        None => outputs::progress_note(&totals, sprt, report.penta, width),
                     };
                     bar.set_message(message);
                 }
-                let interval = report.rating_interval;
-                if interval > 0 && games_finished / interval > games_at_block / interval {
+                let count = rating_count(games_finished, &totals);
+                if report.rating_block_due(count_at_block, count) {
                     match &standings {
                         Some(standings) => console.standings_block(standings),
                         None => console.rating_block(&spec, &totals, sprt),
                     }
-                    games_at_block = games_finished;
+                    count_at_block = count;
                     last_block = Some(totals.pairs);
                 }
             }
-            Event::Warning(text) => console.info(&format!("warning: {text}")),
+            Event::Warning(text) => {
+                if let Some(log) = &spec.log {
+                    log.message(Level::Warn, &text);
+                }
+                console.info(&format!("warning: {text}"))
+            }
         }
     }
     last_block
@@ -914,7 +998,7 @@ mod tests {
             totals,
         };
         let none = standings(&names, &[pairing(Totals::default())], true).unwrap();
-        assert_eq!(leader_line(&none), "");
+        assert_eq!(leader_line(&none, 120), "");
         let played = Totals {
             pairs: 2,
             wins: 3,
@@ -924,9 +1008,9 @@ mod tests {
         };
         let some = standings(&names, &[pairing(played)], true).unwrap();
         assert!(
-            leader_line(&some).starts_with("leader A +"),
+            leader_line(&some, 120).starts_with("leader A +"),
             "{}",
-            leader_line(&some)
+            leader_line(&some, 120)
         );
     }
 }

@@ -35,6 +35,11 @@ pub struct Limits {
     /// When the clock started for this move; `None`: when the search starts. The UCI loop sets
     /// it on reading `go`, so time spent before the search thread picks the job up counts.
     pub started_at: Option<Instant>,
+    /// Where the search is cut off whatever its other limits say, as a GUI's `stop` would cut
+    /// it: a hard limit only, with no soft one to end iterations early, so a search that
+    /// finishes before it is exactly the search without it. The runner's move timeout for an
+    /// unclocked in-process search.
+    pub stop_at: Option<Duration>,
 }
 
 /// The UCI default for `Move Overhead`.
@@ -51,6 +56,7 @@ impl Default for Limits {
             move_overhead: DEFAULT_MOVE_OVERHEAD,
             searchmoves: Vec::new(),
             started_at: None,
+            stop_at: None,
         }
     }
 }
@@ -123,6 +129,9 @@ impl TimeManager {
                 soft = Some(soft.map_or(t, |s| s.min(t)));
                 hard = Some(hard.map_or(t, |h| h.min(t)));
             }
+        }
+        if let Some(limit) = limits.stop_at {
+            hard = Some(hard.map_or(limit, |h| h.min(limit)));
         }
         TimeManager { start, soft, hard }
     }
@@ -232,6 +241,16 @@ mod tests {
         assert_eq!(tm.hard(), Some(Duration::from_millis(290)));
         let tm = TimeManager::new(&Limits::depth(5), Color::White, start);
         assert_eq!((tm.soft(), tm.hard()), (None, None));
+        // A cut-off is a hard limit alone: iterations are not ended early because of it.
+        let cut = Limits {
+            stop_at: Some(Duration::from_millis(70)),
+            ..Limits::depth(40)
+        };
+        let tm = TimeManager::new(&cut, Color::White, start);
+        assert_eq!(
+            (tm.soft(), tm.hard()),
+            (None, Some(Duration::from_millis(70)))
+        );
         assert!(!tm.hard_limit_reached() && !tm.soft_limit_reached(100));
         let infinite = Limits {
             infinite: true,

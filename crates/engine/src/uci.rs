@@ -391,6 +391,7 @@ impl State {
             move_overhead: self.move_overhead,
             searchmoves,
             started_at: Some(Instant::now()),
+            stop_at: None,
         }
     }
 }

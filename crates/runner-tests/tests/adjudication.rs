@@ -20,7 +20,7 @@ fn engine(cmd: &str, args: &[&str], options: &[(&str, &str)]) -> PlayerSpec {
         handshake: Duration::from_secs(5),
         ready: Duration::from_secs(5),
         stop_grace: Duration::from_secs(1),
-        unclocked_move: Duration::from_secs(10),
+        unclocked_move: Some(Duration::from_secs(10)),
         ping: None,
     };
     let name = format!("{cmd} {}", args.join(" "));

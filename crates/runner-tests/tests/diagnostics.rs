@@ -23,7 +23,7 @@ fn timeouts() -> Timeouts {
         handshake: Duration::from_millis(1500),
         ready: Duration::from_millis(1500),
         stop_grace: Duration::from_millis(500),
-        unclocked_move: Duration::from_millis(1500),
+        unclocked_move: Some(Duration::from_millis(1500)),
         ping: None,
     }
 }

@@ -21,7 +21,7 @@ fn fixture(args: &[&str]) -> PlayerSpec {
         handshake: Duration::from_millis(1500),
         ready: Duration::from_millis(1500),
         stop_grace: Duration::from_millis(500),
-        unclocked_move: Duration::from_millis(1500),
+        unclocked_move: Some(Duration::from_millis(1500)),
         ping: None,
     };
     let name = format!("fixture {}", args.join(" "));

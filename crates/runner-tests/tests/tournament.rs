@@ -61,6 +61,7 @@ fn spec(pairs: u64, concurrency: usize, nodes: u64) -> MatchSpec {
         event: "test".into(),
         site: "here".into(),
         warnings: Vec::new(),
+        log: None,
     }
 }
 

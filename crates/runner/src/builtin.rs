@@ -159,13 +159,17 @@ pub struct BuiltinPlayer {
     /// The match's stop flag: once it is set, searches return at once, so that a game the
     /// match no longer wants does not keep a core busy to its end.
     abort: Option<Arc<AtomicBool>>,
+    /// `Timeouts::unclocked_move`: where a search without a clock is cut off and the move
+    /// scored as a stall, as a UCI engine's would be.
+    move_timeout: Option<Duration>,
 }
 
 impl BuiltinPlayer {
-    pub fn new(spec: &BuiltinSpec) -> BuiltinPlayer {
+    pub fn new(spec: &BuiltinSpec, move_timeout: Option<Duration>) -> BuiltinPlayer {
         BuiltinPlayer {
             engine: Some(Box::new(Engine::new(spec.params.clone(), spec.hash_mb))),
             abort: None,
+            move_timeout,
         }
     }
 
@@ -190,12 +194,38 @@ impl BuiltinPlayer {
     /// Searches the last position of `history`: right here on a pool thread, else on the
     /// pool. The clock is the search's own elapsed time, not the time spent queueing for a
     /// core, so a full pool never costs a game on time.
+    ///
+    /// `deadline` is when the side's flag falls (the game loop judges that); without one the
+    /// search is cut off at the move timeout, as the runner's `stop` cuts off a UCI engine's,
+    /// and the move is a stall (`no bestmove within 60 s`), not a move: a limit on the
+    /// runner's patience is not a time control the engine plays to.
     pub async fn think(
         &mut self,
         history: &[Position],
         limits: &GoLimits,
+        deadline: Option<Duration>,
     ) -> Result<Reply, EngineFault> {
-        let limits = to_staunton(limits);
+        let cut_off = self.move_timeout.filter(|_| deadline.is_none());
+        let reply = self.search(history, limits, cut_off).await?;
+        match cut_off {
+            Some(limit) if reply.elapsed >= limit && !self.stopped() => Err(EngineFault::Stalled {
+                expected: "bestmove",
+                waited: limit,
+            }),
+            _ => Ok(reply),
+        }
+    }
+
+    async fn search(
+        &mut self,
+        history: &[Position],
+        limits: &GoLimits,
+        cut_off: Option<Duration>,
+    ) -> Result<Reply, EngineFault> {
+        let limits = Limits {
+            stop_at: cut_off,
+            ..to_staunton(limits)
+        };
         // Without a match to stop it, a search is stopped by its limits alone.
         static NEVER: AtomicBool = AtomicBool::new(false);
         if ON_POOL.with(Cell::get) {
@@ -300,12 +330,63 @@ mod tests {
         assert_eq!((value, polls), (42, 2));
     }
 
+    /// Issue 18, item 12: a search without a clock is cut off at the move timeout and is a
+    /// stall, as a UCI engine's is; under a clock (a deadline) the timeout does not apply,
+    /// and without one set the search runs to its limit.
     #[test]
-    fn the_match_stop_flag_ends_a_search_at_once() {
-        let mut player = BuiltinPlayer::new(&BuiltinSpec {
+    fn an_unclocked_search_past_the_move_timeout_is_a_stall() {
+        let spec = BuiltinSpec {
             params: Params::default(),
             hash_mb: 0,
-        });
+        };
+        let limit = Duration::from_millis(50);
+        let mut player = BuiltinPlayer::new(&spec, Some(limit));
+        let deep = GoLimits {
+            depth: Some(60),
+            ..GoLimits::default()
+        };
+        let start = [Position::starting()];
+        let fault = block_on(player.think(&start, &deep, None)).unwrap_err();
+        assert_eq!(
+            fault,
+            EngineFault::Stalled {
+                expected: "bestmove",
+                waited: limit
+            }
+        );
+        assert_eq!(fault.to_string(), "no bestmove within 0.05 s");
+        // The player is whole: its next search answers.
+        let quick = GoLimits {
+            depth: Some(1),
+            ..GoLimits::default()
+        };
+        assert!(block_on(player.think(&start, &quick, None)).is_ok());
+        // 100,000 nodes take longer than 1 ms; under a clock the flag judges them, not this.
+        let mut player = BuiltinPlayer::new(&spec, Some(Duration::from_millis(1)));
+        let nodes = GoLimits {
+            nodes: Some(100_000),
+            ..GoLimits::default()
+        };
+        let reply = block_on(player.think(&start, &nodes, Some(Duration::from_secs(3600))));
+        assert!(reply.is_ok(), "{reply:?}");
+        // Without a timeout a search stops at its own limit (the default is a minute).
+        let mut player = BuiltinPlayer::new(&spec, None);
+        let info = block_on(player.think(&start, &nodes, None))
+            .unwrap()
+            .info
+            .unwrap();
+        assert!(info.nodes.unwrap() >= 100_000, "{info:?}");
+    }
+
+    #[test]
+    fn the_match_stop_flag_ends_a_search_at_once() {
+        let mut player = BuiltinPlayer::new(
+            &BuiltinSpec {
+                params: Params::default(),
+                hash_mb: 0,
+            },
+            None,
+        );
         let stop = Arc::new(AtomicBool::new(true));
         player.abort_on(Arc::clone(&stop));
         // A million nodes is most of a second; a stopped search answers after a handful.
@@ -314,7 +395,7 @@ mod tests {
             ..GoLimits::default()
         };
         // From a thread that is not the pool's, so the search goes to the pool and back.
-        let reply = block_on(player.think(&[Position::starting()], &limits)).unwrap();
+        let reply = block_on(player.think(&[Position::starting()], &limits, None)).unwrap();
         let info = reply.info.expect("an answer with its search statistics");
         assert!(
             info.nodes.unwrap() < 10_000,

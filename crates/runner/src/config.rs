@@ -40,9 +40,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::adjudication::{Adjudication, DrawRule, ResignRule};
 use crate::builtin::BuiltinSpec;
+use crate::commlog::LogConfig;
 use crate::openings::{Book, BookSpec};
+use crate::outputs;
 use crate::player::{PlayerKind, PlayerSpec};
-use crate::process::{ProcessSpec, Timeouts};
+use crate::process::{ProcessSpec, Timeouts, DEFAULT_MOVE_TIMEOUT};
 use crate::tc::{ClockSpec, TimeControl};
 use crate::tournament::MatchSpec;
 
@@ -162,6 +164,11 @@ pub struct RunConfig {
     /// fastchess's `-ping-ms`: before each move an engine must answer `isready` within this
     /// many milliseconds, or it loses that game as a stalled connection.
     pub ping_ms: Option<u64>,
+    /// Seconds a move without a clock (`nodes`, `depth`, `tc = "inf"`) may take before the
+    /// engine is stalled and loses the game, for UCI engines and in-process staunton alike
+    /// (its search is cut off there). Default 60; 0: no limit (a hung engine then waits for
+    /// Ctrl-C). Neither cutechess nor fastchess has one: cutechess waits for ever.
+    pub move_timeout: Option<f64>,
     /// How results are printed: `cutechess` (default) or `fastchess` (its result blocks).
     pub output: Option<String>,
     /// Games between rating blocks (cutechess's and fastchess's `-ratinginterval`); 0: only at
@@ -175,6 +182,9 @@ pub struct RunConfig {
     /// `report.json`, as `arbiter report` writes them), refreshed while the run plays so that a
     /// long run can be watched in a browser (`-report DIR`).
     pub report: Option<PathBuf>,
+    /// The run's log file (fastchess's `-log`): arbiter's messages at a level and, with
+    /// `engine = true`, every line sent to and read from each engine (see [`crate::commlog`]).
+    pub log: Option<LogConfig>,
     #[serde(default)]
     pub each: EngineSettings,
     #[serde(default, rename = "engine")]
@@ -243,12 +253,28 @@ pub enum OutputFormat {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct ReportSettings {
     pub format: OutputFormat,
-    /// Games between rating blocks; 0 prints one only at the end.
+    /// Games (or pairs, see `rating_in_pairs`) between rating blocks; 0 prints one only at the
+    /// end.
     pub rating_interval: u64,
+    /// Whether `rating_interval` counts pairs: fastchess counts its `-ratinginterval` in pairs
+    /// when it reports pentanomial statistics (a block on a pair's second game shows the pair
+    /// whole), and in games otherwise, as cutechess always does.
+    pub rating_in_pairs: bool,
     /// Games between `Score of` lines (cutechess format); 0 prints none.
     pub score_interval: u64,
     /// Pentanomial Elo and the `Ptnml(0-2)` line, or the game (trinomial) model.
     pub penta: bool,
+}
+
+impl ReportSettings {
+    /// Whether a rating block is due now that the count the interval is in (games, or pairs:
+    /// see `rating_in_pairs`) went from `before`, the count at the last block, to `now`: when
+    /// it passed a multiple of the interval. Several games finish between two commits when
+    /// they run at once, so the count may jump over the multiple itself.
+    pub fn rating_block_due(&self, before: u64, now: u64) -> bool {
+        let interval = self.rating_interval;
+        interval > 0 && now / interval > before / interval
+    }
 }
 
 /// A configuration that cannot run; names the file and the field.
@@ -326,6 +352,7 @@ impl RunConfig {
             scoreinterval: None,
             report_penta: None,
             report: None,
+            log: None,
             ..self.clone()
         }
     }
@@ -382,14 +409,18 @@ impl RunConfig {
                     format!("{name:?} is given to two engines: each engine needs its own name"),
                 ));
             }
-            // A name is printed inside cutechess's result lines and PGN tags: a line break or
-            // other control character would split or corrupt them.
-            if name.chars().any(char::is_control) || name.len() > MAX_NAME_LEN {
+            // A name is printed inside cutechess's result lines, PGN tags and on the terminal:
+            // a line break or other control character would split or corrupt them, an escape
+            // sequence would recolour or rewrite the screen, a direction override would make it
+            // read as another name.
+            if name.chars().any(outputs::unprintable) || name.len() > MAX_NAME_LEN {
                 return Err(invalid(
                     "engine.name",
                     format!(
-                        "{name:?}: a name is printed in result lines and PGN tags, so it must be \
-                         at most {MAX_NAME_LEN} bytes without line breaks or control characters"
+                        "{name:?}: a name is printed in result lines, PGN tags and on the \
+                         terminal, so it must be at most {MAX_NAME_LEN} bytes without line \
+                         breaks, control characters (such as a terminal's escape sequences) or \
+                         invisible direction and zero-width marks"
                     ),
                 ));
             }
@@ -422,8 +453,12 @@ impl RunConfig {
         if self.ping_ms == Some(0) {
             return Err(invalid("ping_ms", "must be at least 1 millisecond"));
         }
+        let move_timeout = self.move_timeout()?;
+        if let Some(log) = &self.log {
+            log.check().map_err(|reason| invalid("log", reason))?;
+        }
         let engines = (0..self.engines.len())
-            .map(|index| self.engine(index, &mut warnings))
+            .map(|index| self.engine(index, move_timeout, &mut warnings))
             .collect::<Result<Vec<_>, _>>()?;
         let time_controls = (0..self.engines.len())
             .map(|index| self.time_control(index))
@@ -563,11 +598,16 @@ impl RunConfig {
                 ))
             }
         };
+        let penta = self.report_penta.unwrap_or(true);
+        let rating_in_pairs = format == OutputFormat::Fastchess && penta && self.games != Some(1);
+        // Unset, a block follows every pair, whichever unit counts.
+        let every_pair = if rating_in_pairs { 1 } else { 2 };
         Ok(ReportSettings {
             format,
-            rating_interval: self.ratinginterval.unwrap_or(2),
+            rating_interval: self.ratinginterval.unwrap_or(every_pair),
+            rating_in_pairs,
             score_interval: self.scoreinterval.unwrap_or(1),
-            penta: self.report_penta.unwrap_or(true),
+            penta,
         })
     }
 
@@ -694,6 +734,7 @@ impl RunConfig {
     fn engine(
         &self,
         index: usize,
+        move_timeout: Option<Duration>,
         warnings: &mut Vec<String>,
     ) -> Result<CheckedEngine, ConfigError> {
         let engine = &self.engines[index];
@@ -779,10 +820,34 @@ impl RunConfig {
             program,
             timeouts: Timeouts {
                 ping: self.ping_ms.map(Duration::from_millis),
+                unclocked_move: move_timeout,
                 ..Timeouts::default()
             },
             restart: self.setting(index, |s| s.restart).unwrap_or(false),
         })
+    }
+
+    /// The limit on an unclocked move (see `move_timeout`): the default, none for 0, or the
+    /// seconds given, to the millisecond.
+    fn move_timeout(&self) -> Result<Option<Duration>, ConfigError> {
+        let Some(seconds) = self.move_timeout else {
+            return Ok(Some(DEFAULT_MOVE_TIMEOUT));
+        };
+        if seconds == 0.0 {
+            return Ok(None);
+        }
+        match Duration::try_from_secs_f64(seconds) {
+            Ok(limit) if limit >= Duration::from_millis(1) && seconds <= MAX_MOVE_TIMEOUT_S => {
+                Ok(Some(limit))
+            }
+            _ => Err(invalid(
+                "move_timeout",
+                format!(
+                    "{seconds}: expected seconds from 0.001 to {MAX_MOVE_TIMEOUT_S} for a move \
+                     without a clock, or 0 for no limit"
+                ),
+            )),
+        }
     }
 
     fn rule_set(&self) -> Result<RuleSet, ConfigError> {
@@ -910,6 +975,7 @@ impl CheckedConfig {
             event: self.event,
             site: self.site,
             warnings,
+            log: None,
         })
     }
 }
@@ -965,6 +1031,9 @@ pub const MAX_PAIRS: u64 = 1 << 40;
 
 /// The in-process staunton's largest hash, the maximum its UCI `Hash` option declares.
 pub const MAX_BUILTIN_HASH_MB: usize = staunton::MAX_HASH_MB;
+
+/// The longest `move_timeout`, in seconds (a week): past that, 0 (no limit) says it.
+pub const MAX_MOVE_TIMEOUT_S: f64 = 7.0 * 24.0 * 3600.0;
 
 /// Longest engine name, in bytes: names go into every result line and PGN tag.
 pub const MAX_NAME_LEN: usize = 256;
@@ -1145,6 +1214,76 @@ mod tests {
         );
     }
 
+    /// Issue 18, item 12: the limit on an unclocked move is a setting, the same for every
+    /// engine, in process or not: 60 s unless given, none for 0, refused out of range.
+    #[test]
+    fn the_move_timeout_is_a_setting_for_every_engine() {
+        let timeouts = |line: &str| {
+            let config = RunConfig::parse(&format!("{line}\n{MINIMAL}"), "t").unwrap();
+            let checked = config.check().map_err(|e| e.to_string())?;
+            Ok::<_, String>(
+                checked
+                    .engines
+                    .iter()
+                    .map(|e| e.timeouts.unclocked_move)
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let minute = Some(Duration::from_secs(60));
+        assert_eq!(timeouts(""), Ok(vec![minute, minute]));
+        let half = Some(Duration::from_millis(500));
+        assert_eq!(timeouts("move_timeout = 0.5"), Ok(vec![half, half]));
+        assert_eq!(timeouts("move_timeout = 0"), Ok(vec![None, None]));
+        for bad in ["-1", "0.0001", "1e9", "nan"] {
+            let err = timeouts(&format!("move_timeout = {bad}")).unwrap_err();
+            assert!(
+                err.starts_with("move_timeout: ") && err.contains("or 0 for no limit"),
+                "{bad}: {err}"
+            );
+        }
+    }
+
+    /// Issue 18, item 17: the `[log]` table is the `-log` flag's TOML equivalent, checked with
+    /// the rest, and where the log goes does not define the games.
+    #[test]
+    fn the_log_table_is_the_log_flag() {
+        let text =
+            format!("{MINIMAL}\n[log]\nfile = \"engines.log\"\nlevel = \"trace\"\nengine = true\n");
+        let config = RunConfig::parse(&text, "t").unwrap();
+        let flags = cutechess::parse(
+            &"-engine builtin=staunton name=a -engine cmd=stockfish name=b -each nodes=1000 \
+              -rounds 10 -log file=engines.log level=trace engine=true"
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect::<Vec<_>>(),
+        )
+        .unwrap();
+        assert_eq!(config.log, flags.config.log);
+        assert!(config.check().is_ok());
+        assert_eq!(
+            config.run_name(),
+            RunConfig {
+                log: None,
+                ..config.clone()
+            }
+            .run_name()
+        );
+        for (bad, expected) in [
+            (
+                "level = \"loud\"",
+                "log: level \"loud\": expected trace, info, warn, err or fatal",
+            ),
+            (
+                "compress = true",
+                "log: compress = true: the log is written as plain text only",
+            ),
+        ] {
+            let text = format!("{MINIMAL}\n[log]\nfile = \"x.log\"\n{bad}\n");
+            let err = RunConfig::parse(&text, "t").unwrap().check().unwrap_err();
+            assert!(err.to_string().starts_with(expected), "{err}");
+        }
+    }
+
     #[test]
     fn errors_name_the_field() {
         let err = RunConfig::parse("rounds = \"x\"", "bad.toml")
@@ -1225,6 +1364,22 @@ mod tests {
             (
                 MINIMAL.replace("name = \"a\"", "name = \"a\\nFinished game 1\""),
                 "line breaks",
+            ),
+            // Issue 18, item 15: a terminal's escape sequence (here: red text), and a direction
+            // override that prints `b\u{202e}ved` as "bdev", are refused with what they are.
+            (
+                MINIMAL.replace("name = \"a\"", "name = \"\\u001b[31ma\""),
+                "\"\\u{1b}[31ma\": a name is printed in result lines, PGN tags and on the \
+                 terminal, so it must be at most 256 bytes without line breaks, control \
+                 characters (such as a terminal's escape sequences)",
+            ),
+            (
+                MINIMAL.replace("name = \"a\"", "name = \"b\\u202eved\""),
+                "invisible direction and zero-width marks",
+            ),
+            (
+                MINIMAL.replace("name = \"a\"", "name = \"a\\u200b\""),
+                "invisible direction and zero-width marks",
             ),
         ] {
             let err = resolve(&text);

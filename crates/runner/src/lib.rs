@@ -8,7 +8,7 @@
 //! an engine process and its timing; [`player`] puts UCI engines and in-process engines behind
 //! one interface; [`tc`] and [`adjudication`] are the clocks and the score-based rules;
 //! [`openings`] loads books and picks pair `k`'s opening from the seed; [`game`] plays one
-//! game. Faults of engines are ordinary outcomes at every layer, never errors that stop a run.
+//! game; [`commlog`] is the run's log of engine lines and messages. Faults of engines are ordinary outcomes at every layer, never errors that stop a run.
 //! Above them, [`config`] reads a run (TOML, or cutechess/fastchess flags in
 //! [`config::cutechess`]), checks it from its text alone, and resolves it on the machine that
 //! plays it into a [`tournament::MatchSpec`].
@@ -18,6 +18,7 @@
 
 pub mod adjudication;
 pub mod builtin;
+pub mod commlog;
 pub mod config;
 pub mod game;
 pub mod openings;

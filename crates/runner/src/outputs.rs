@@ -15,6 +15,34 @@ use crate::records::{self, EntryKind, RunResults, RunSummary};
 use crate::standings::Standings;
 use crate::tournament::{MatchSpec, Summary};
 
+/// Whether a character must not reach a terminal as it is: control characters (a line break
+/// splits a result line, ESC starts a sequence that recolours or rewrites the screen) and the
+/// invisible marks that reorder or hide text (bidirectional overrides and isolates, zero-width
+/// characters), which make one name print as another.
+pub fn unprintable(c: char) -> bool {
+    c.is_control()
+        || matches!(c,
+            '\u{061c}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{2069}' | '\u{feff}')
+}
+
+/// A name as the console prints it: each [`unprintable`] character escaped as Rust writes it
+/// (`\u{1b}[31mred`), so that a name read from a PGN file shows what it holds and leaves the
+/// terminal alone. Names a run is configured with are refused instead (`RunConfig::check`).
+pub fn printable_name(name: &str) -> std::borrow::Cow<'_, str> {
+    if !name.chars().any(unprintable) {
+        return name.into();
+    }
+    let mut out = String::with_capacity(name.len() + 8);
+    for c in name.chars() {
+        match unprintable(c) {
+            true => out.extend(c.escape_unicode()),
+            false => out.push(c),
+        }
+    }
+    out.into()
+}
+
 /// `Started game 3 of 400 (dev vs base)`
 pub fn started_line(number: u64, total: u64, white: &str, black: &str) -> String {
     format!("Started game {number} of {total} ({white} vs {black})")
@@ -66,6 +94,60 @@ pub fn rating_lines(totals: &Totals, sprt: Option<SprtStatus>, penta: bool) -> V
         lines.push(sprt_line(&status));
     }
     lines
+}
+
+/// The progress bar's note on a match: the rating block's lines ([`rating_lines`]) on one
+/// line when they fit in `width` columns, else the longest shorter form that does, dropping
+/// the least needed parts first (draws, then LOS, then the SPRT's bounds, then the LLR), so the
+/// bar never wraps into a second line: `Elo -26.5 +/- 29.0, LOS 3.6%  LLR -2.96 [-2.94, 2.94]`.
+pub fn progress_note(
+    totals: &Totals,
+    sprt: Option<SprtStatus>,
+    penta: bool,
+    width: usize,
+) -> String {
+    let mut forms = vec![rating_lines(totals, sprt, penta).join("  ")];
+    let sample = crate::tournament::sample(totals, penta);
+    let elo = estimate::elo(&sample)
+        .ok()
+        .filter(|_| totals.wins + totals.draws + totals.losses > 0);
+    let elo_part = elo.map(|e| format!("Elo {:.1} +/- {:.1}", e.elo + 0.0, e.half_width));
+    let los = elo.map(|e| format!("LOS {:.1}%", e.los * 100.0));
+    let draws = format!("draws {:.1}%", game_draw_ratio(totals) * 100.0);
+    let llr_bounds = sprt.map(|s| {
+        format!(
+            "LLR {} ({:.1}%) [{}, {}]",
+            significant3(s.llr),
+            s.llr / s.upper_bound * 100.0,
+            significant3(s.lower_bound),
+            significant3(s.upper_bound)
+        )
+    });
+    let llr = sprt.map(|s| format!("LLR {}", significant3(s.llr)));
+    let join = |rating: Vec<&Option<String>>, test: &Option<String>| {
+        let rating: Vec<&str> = rating.into_iter().flatten().map(String::as_str).collect();
+        [rating.join(", "), test.clone().unwrap_or_default()]
+            .into_iter()
+            .filter(|part| !part.is_empty())
+            .collect::<Vec<_>>()
+            .join("  ")
+    };
+    let draws = Some(draws).filter(|_| elo.is_some());
+    forms.push(join(vec![&elo_part, &los, &draws], &llr_bounds));
+    forms.push(join(vec![&elo_part, &los], &llr_bounds));
+    forms.push(join(vec![&elo_part], &llr_bounds));
+    forms.push(join(vec![&elo_part], &llr));
+    forms.push(join(vec![&elo_part], &None));
+    forms.push(join(vec![], &llr));
+    fit(forms, width)
+}
+
+/// The first of `forms` (longest first) that fits in `width` columns; nothing if none does.
+pub fn fit(forms: impl IntoIterator<Item = String>, width: usize) -> String {
+    forms
+        .into_iter()
+        .find(|form| form.chars().count() <= width)
+        .unwrap_or_default()
 }
 
 fn game_draw_ratio(totals: &Totals) -> f64 {
@@ -435,6 +517,53 @@ pub async fn export_epd(store: &Store, run: RunId, path: &Path) -> Result<u64, E
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 18, item 15: the progress line's note fits the width it is given, keeping the
+    /// most of the rating block that fits: whole in a wide terminal (the cutechess lines, as
+    /// before), the Elo with the LLR in an 80-column one, never wider than asked.
+    #[test]
+    fn the_progress_note_fits_the_terminal() {
+        // The README's quick.toml run: 181 - 216 - 63 over 230 pairs.
+        let totals = Totals {
+            pairs: 230,
+            wins: 181,
+            draws: 63,
+            losses: 216,
+            pentanomial: [40, 35, 80, 40, 35],
+        };
+        let sprt = Some(SprtStatus {
+            llr: -2.96,
+            lower_bound: -2.94,
+            upper_bound: 2.94,
+            state: SprtState::H0,
+        });
+        let whole = rating_lines(&totals, sprt, true).join("  ");
+        assert_eq!(progress_note(&totals, sprt, true, usize::MAX), whole);
+        assert!(
+            whole.chars().count() > 120 - 50,
+            "too short to test: {whole}"
+        );
+        for width in (0..=whole.chars().count()).rev() {
+            let note = progress_note(&totals, sprt, true, width);
+            assert!(note.chars().count() <= width, "{width}: {note}");
+        }
+        // The bar, `230/100000 pairs ` and the last column leave 120 - 49 = 71 and 80 - 39 = 40.
+        let at_120 = progress_note(&totals, sprt, true, 71);
+        assert!(
+            at_120.starts_with("Elo ")
+                && at_120.contains("LOS ")
+                && at_120.contains("LLR -2.96 (-100.7%) [-2.94, 2.94]"),
+            "{at_120}"
+        );
+        let at_80 = progress_note(&totals, sprt, true, 40);
+        assert!(
+            at_80.starts_with("Elo ") && at_80.contains("  LLR -2.96"),
+            "{at_80}"
+        );
+        assert_eq!(progress_note(&totals, sprt, true, 9), "LLR -2.96");
+        assert_eq!(progress_note(&totals, sprt, true, 5), "");
+        assert_eq!(fit(["a b c".into(), "a".into()], 3), "a");
+    }
 
     #[test]
     fn three_significant_digits_as_printf_g() {

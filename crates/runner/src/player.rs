@@ -8,6 +8,7 @@ use arbiter_rules::uci::move_to_uci;
 use arbiter_rules::{Move, Position};
 
 use crate::builtin::{BuiltinPlayer, BuiltinSpec};
+use crate::commlog::EngineTap;
 use crate::process::{EngineFault, ProcessSpec, Reply, Timeouts, UciProcess};
 use crate::uci::{self, GoLimits};
 
@@ -48,11 +49,30 @@ pub enum Player {
 
 impl Player {
     pub async fn start(spec: &PlayerSpec) -> Result<Player, EngineFault> {
+        Player::start_logged(spec, None).await
+    }
+
+    /// [`Player::start`] with a UCI engine's lines going to the run's log. staunton in
+    /// process has no lines to log.
+    pub async fn start_logged(
+        spec: &PlayerSpec,
+        tap: Option<EngineTap>,
+    ) -> Result<Player, EngineFault> {
         match &spec.kind {
             PlayerKind::Uci(process) => Ok(Player::Uci(Box::new(
-                UciProcess::start(process, spec.timeouts).await?,
+                UciProcess::start_logged(process, spec.timeouts, tap).await?,
             ))),
-            PlayerKind::Builtin(builtin) => Ok(Player::Builtin(BuiltinPlayer::new(builtin))),
+            PlayerKind::Builtin(builtin) => Ok(Player::Builtin(BuiltinPlayer::new(
+                builtin,
+                spec.timeouts.unclocked_move,
+            ))),
+        }
+    }
+
+    /// The game the player's next lines in the run's log belong to.
+    pub fn log_game(&mut self, game: u64) {
+        if let Player::Uci(engine) = self {
+            engine.log_game(game);
         }
     }
 
@@ -105,7 +125,11 @@ impl Player {
                     .go(request.position_command, &request.limits, request.deadline)
                     .await
             }
-            Player::Builtin(engine) => engine.think(request.history, &request.limits).await,
+            Player::Builtin(engine) => {
+                engine
+                    .think(request.history, &request.limits, request.deadline)
+                    .await
+            }
         }
     }
 

@@ -25,6 +25,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::process::{Child, ChildStdin, Command};
 
 use crate::builtin::on_game_thread;
+use crate::commlog::{Direction, EngineTap};
 use crate::tc::human_duration;
 use crate::uci::{BestMove, GoLimits, Info, OptionDecl, SetOption};
 
@@ -54,8 +55,10 @@ pub struct Timeouts {
     /// How long past its deadline a searching engine may take to answer `stop` before it is
     /// declared stalled and killed.
     pub stop_grace: Duration,
-    /// For searches without a clock (nodes, depth): how long to wait for `bestmove`.
-    pub unclocked_move: Duration,
+    /// For searches without a clock (nodes, depth): how long to wait for `bestmove` before the
+    /// engine is stalled (`move_timeout`, [`DEFAULT_MOVE_TIMEOUT`] unless set); `None` waits as
+    /// long as it takes. In-process staunton is cut off at the same limit.
+    pub unclocked_move: Option<Duration>,
     /// fastchess's `-ping-ms`: when set, the engine is asked `isready` before every move and
     /// must answer `readyok` within this time, or it is stalled and loses the game. Off by
     /// default, as in cutechess: the round trip costs every move a little.
@@ -68,11 +71,16 @@ impl Default for Timeouts {
             handshake: Duration::from_secs(10),
             ready: Duration::from_secs(10),
             stop_grace: Duration::from_secs(2),
-            unclocked_move: Duration::from_secs(60),
+            unclocked_move: Some(DEFAULT_MOVE_TIMEOUT),
             ping: None,
         }
     }
 }
+
+/// How long an unclocked move (`nodes`, `depth`) may take unless `move_timeout` says otherwise:
+/// long enough for any node or depth limit a match is played at, short enough that an engine
+/// that hangs costs its game a minute, not the run.
+pub const DEFAULT_MOVE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Why an engine could not do what was asked. Each is a normal event: the game loop turns it
 /// into a lost game with the matching termination.
@@ -486,11 +494,23 @@ pub struct UciProcess {
     /// The match's stop flag: a game on its own thread stops waiting for this engine once it
     /// is set (on the async runtime, aborting the game's task does that).
     stop: Option<Arc<AtomicBool>>,
+    /// The run's log of engine lines, for the lines written (the output has its own, for the
+    /// lines read).
+    tap: Option<EngineTap>,
 }
 
 impl UciProcess {
     /// Starts the process and completes the handshake: `uci`/`uciok`, options, `isready`.
     pub async fn start(spec: &ProcessSpec, timeouts: Timeouts) -> Result<UciProcess, EngineFault> {
+        UciProcess::start_logged(spec, timeouts, None).await
+    }
+
+    /// [`UciProcess::start`], every line sent and read, the handshake's too, going to `tap`.
+    pub async fn start_logged(
+        spec: &ProcessSpec,
+        timeouts: Timeouts,
+        tap: Option<EngineTap>,
+    ) -> Result<UciProcess, EngineFault> {
         let mut command = Command::new(&spec.cmd);
         command
             .args(&spec.args)
@@ -508,10 +528,11 @@ impl UciProcess {
         })?;
         let stdout = child.stdout.take().expect("piped stdout");
         let stdin = child.stdin.take().expect("piped stdin");
-        let output = Output::new(stdout).map_err(|e| EngineFault::Spawn {
+        let mut output = Output::new(stdout).map_err(|e| EngineFault::Spawn {
             cmd: spec.cmd.display().to_string(),
             reason: e.to_string(),
         })?;
+        output.tap = tap.clone();
         let stderr_tail = child.stderr.take().and_then(spawn_stderr_tail);
 
         let mut engine = UciProcess {
@@ -533,6 +554,7 @@ impl UciProcess {
             said_count: 0,
             stderr_tail,
             stop: None,
+            tap,
         };
         let deadline = Instant::now() + timeouts.handshake;
         if let Err(fault) = engine.send("uci").await {
@@ -651,7 +673,8 @@ impl UciProcess {
 
     /// Sends the position and `go`, then waits for `bestmove`. `deadline` is when the side's
     /// flag falls (clock or movetime plus margin); past it the search is stopped and the move
-    /// is a time forfeit. Without a deadline the engine gets `Timeouts::unclocked_move`.
+    /// is a time forfeit. Without a deadline the engine gets `Timeouts::unclocked_move`, and
+    /// past it is stalled.
     pub async fn go(
         &mut self,
         position: &str,
@@ -671,7 +694,14 @@ impl UciProcess {
         let started = Instant::now();
         self.searching = true;
         let flag = deadline.map(|d| started + d);
-        let give_up = flag.unwrap_or(started + self.timeouts.unclocked_move);
+        // Without any limit, a wait that outlasts the run: the match's stop flag still ends it.
+        let unbounded = started + Duration::from_secs(100 * 365 * 24 * 3600);
+        let give_up = flag.unwrap_or_else(|| {
+            self.timeouts
+                .unclocked_move
+                .and_then(|limit| started.checked_add(limit))
+                .unwrap_or(unbounded)
+        });
         loop {
             let line = match self.next_line(give_up, "bestmove").await {
                 Ok(line) => line,
@@ -726,8 +756,23 @@ impl UciProcess {
         self.send_lines(&[line]).await
     }
 
+    /// The game this engine's next lines in the run's log belong to.
+    pub fn log_game(&mut self, game: u64) {
+        if let Some(tap) = self.tap.as_mut() {
+            tap.set_game(game);
+        }
+        if let Some(tap) = self.output.as_mut().and_then(|o| o.tap.as_mut()) {
+            tap.set_game(game);
+        }
+    }
+
     /// Writes the lines in one system call, from a buffer kept for the purpose.
     async fn send_lines(&mut self, lines: &[&str]) -> Result<(), EngineFault> {
+        if let Some(tap) = &self.tap {
+            for line in lines {
+                tap.line(Direction::Sent, line.as_bytes());
+            }
+        }
         self.outgoing.clear();
         for line in lines {
             keep_bounded(&mut self.sent, REPORT_LINES, line);
@@ -984,6 +1029,8 @@ struct Output {
     /// Lines read and not yet taken, oldest first.
     ready: VecDeque<Line>,
     ended: bool,
+    /// The run's log of engine lines: every line read goes there, before the filter.
+    tap: Option<EngineTap>,
 }
 
 impl Output {
@@ -994,6 +1041,7 @@ impl Output {
             filter: InfoFilter::new(),
             ready: VecDeque::new(),
             ended: false,
+            tap: None,
         })
     }
 
@@ -1026,12 +1074,14 @@ impl Output {
                 Ok(Some(0)) | Err(_) => {
                     self.ended = true;
                     let at = Instant::now();
-                    let held = self.buffer.finish(&mut self.filter, at);
+                    let held = self.buffer.finish(&mut self.filter, at, self.tap.as_ref());
                     self.ready.extend(held);
                 }
                 Ok(Some(n)) => {
                     let at = Instant::now();
-                    let lines = self.buffer.filled(n, &mut self.filter, at);
+                    let lines = self
+                        .buffer
+                        .filled(n, &mut self.filter, at, self.tap.as_ref());
                     self.ready.extend(lines);
                 }
                 Ok(None) => {}
@@ -1174,12 +1224,16 @@ impl LineBuffer {
         n: usize,
         filter: &mut InfoFilter,
         at: Instant,
+        tap: Option<&EngineTap>,
     ) -> std::vec::Drain<'_, Line> {
         let searched = self.end;
         self.end += n;
         let mut from = searched;
         while let Some(newline) = self.buf[from..self.end].iter().position(|&b| b == b'\n') {
             let line_end = from + newline;
+            if let Some(tap) = tap {
+                tap.line(Direction::Received, &self.buf[self.start..line_end]);
+            }
             if std::mem::take(&mut self.skipping) {
                 // The tail of an over-long line.
             } else if let Some(line) = filter.pass(&self.buf[self.start..line_end], at) {
@@ -1190,6 +1244,9 @@ impl LineBuffer {
         }
         if self.start == 0 && self.end == self.buf.len() {
             // No newline in a whole buffer: garbage, not protocol.
+            if let Some(tap) = tap {
+                tap.line(Direction::Received, &self.buf[..]);
+            }
             if !self.skipping {
                 if let Some(line) = filter.pass(&self.buf[..], at) {
                     self.ready.push(line);
@@ -1202,8 +1259,16 @@ impl LineBuffer {
     }
 
     /// At the end of the output: the last line if it had no newline, and what the filter held.
-    fn finish(&mut self, filter: &mut InfoFilter, at: Instant) -> Vec<Line> {
+    fn finish(
+        &mut self,
+        filter: &mut InfoFilter,
+        at: Instant,
+        tap: Option<&EngineTap>,
+    ) -> Vec<Line> {
         let mut lines = Vec::new();
+        if let (Some(tap), false) = (tap, self.start == self.end) {
+            tap.line(Direction::Received, &self.buf[self.start..self.end]);
+        }
         if !self.skipping && self.start < self.end {
             lines.extend(filter.pass(&self.buf[self.start..self.end], at));
         }
@@ -1266,10 +1331,10 @@ pub(crate) mod tests {
                 let n = read.len().min(space.len());
                 space[..n].copy_from_slice(&read[..n]);
                 read = &read[n..];
-                lines.extend(buffer.filled(n, &mut filter, Instant::now()));
+                lines.extend(buffer.filled(n, &mut filter, Instant::now(), None));
             }
         }
-        lines.extend(buffer.finish(&mut filter, Instant::now()));
+        lines.extend(buffer.finish(&mut filter, Instant::now(), None));
         lines
             .into_iter()
             .map(|line| (line.text, line.info, line.notes))

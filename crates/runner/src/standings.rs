@@ -21,7 +21,7 @@ use arbiter_stats::{
 use arbiter_store::Totals;
 use serde::{Deserialize, Serialize};
 
-use crate::outputs::{percent, ptnml, score_line};
+use crate::outputs::{percent, printable_name, ptnml, score_line};
 
 /// The totals of one pairing of a tournament, from `first`'s side: its wins, draws and losses
 /// against `second`, and the pentanomial counts of their colour-swapped pairs.
@@ -330,7 +330,8 @@ pub fn rating_table(list: &RatingList) -> String {
 /// the longest name), then right-aligned columns of 7; Elo and +/- without decimals, Score and
 /// Draws in percent with one. LOS over the next engine is added at the end.
 fn table(rows: &[StandingsRow]) -> String {
-    let width = name_width(rows.iter().map(|r| r.name.as_str()));
+    let names: Vec<_> = rows.iter().map(|r| printable_name(&r.name)).collect();
+    let width = name_width(names.iter().map(|n| n.as_ref()));
     let mut out = format!(
         "{:>4} {:<width$} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}\n",
         "Rank", "Name", "Elo", "+/-", "Games", "Score", "Draws", "LOS"
@@ -339,7 +340,7 @@ fn table(rows: &[StandingsRow]) -> String {
         Some(x) => format!("{:>6.1}%", 100.0 * x),
         None => format!("{:>7}", "-"),
     };
-    for row in rows {
+    for (row, name) in rows.iter().zip(&names) {
         // An engine without games has no rating: its numbers are placeholders.
         let (elo, half_width) = if row.games == 0 {
             ("-".to_owned(), "-".to_owned())
@@ -352,7 +353,7 @@ fn table(rows: &[StandingsRow]) -> String {
         let line = format!(
             "{:>4} {:<width$} {elo:>7} {half_width:>7} {:>7} {} {} {}",
             row.rank,
-            row.name,
+            name,
             row.games,
             share(row.score),
             share(row.draw_ratio),
@@ -386,18 +387,18 @@ fn notes(rows: &[StandingsRow], groups: usize) -> Vec<String> {
              compare only within a group:"
         ));
         for group in 0..groups {
-            let members: Vec<&str> = rows
+            let members: Vec<_> = rows
                 .iter()
                 .filter(|r| r.group == group)
-                .map(|r| r.name.as_str())
+                .map(|r| printable_name(&r.name))
                 .collect();
             notes.push(format!("  group {}: {}", group + 1, members.join(", ")));
         }
     }
-    let separated: Vec<&str> = rows
+    let separated: Vec<_> = rows
         .iter()
         .filter(|r| r.separated)
-        .map(|r| r.name.as_str())
+        .map(|r| printable_name(&r.name))
         .collect();
     if !separated.is_empty() {
         notes.push(format!(
@@ -422,7 +423,13 @@ pub fn pairing_lines(s: &Standings) -> Vec<String> {
     s.pairings
         .iter()
         .map(|p| {
-            let mut line = score_line(&p.first_name, &p.second_name, p.wins, p.losses, p.draws);
+            let mut line = score_line(
+                &printable_name(&p.first_name),
+                &printable_name(&p.second_name),
+                p.wins,
+                p.losses,
+                p.draws,
+            );
             if let Some(counts) = p.pentanomial {
                 line.push_str("  ");
                 line.push_str(&ptnml(counts));
@@ -438,7 +445,8 @@ pub fn pairing_lines(s: &Standings) -> Vec<String> {
 /// played.
 pub fn crosstable_lines(s: &Standings) -> Vec<String> {
     let table = &s.crosstable;
-    let width = name_width(table.names.iter().map(String::as_str));
+    let names: Vec<_> = table.names.iter().map(|n| printable_name(n)).collect();
+    let width = name_width(names.iter().map(|n| n.as_ref()));
     let text = |row: usize, column: usize| match table.cells[row][column] {
         _ if row == column => "-".to_owned(),
         Some(cell) => format!("{:.1}/{}", cell.points(), cell.games()),
@@ -456,7 +464,7 @@ pub fn crosstable_lines(s: &Standings) -> Vec<String> {
         header.push_str(&format!(" {rank:>cell_width$}"));
     }
     let mut lines = vec![header];
-    for (row, name) in table.names.iter().enumerate() {
+    for (row, name) in names.iter().enumerate() {
         let mut line = format!("{:>4} {:<width$}", row + 1, name);
         for column in 0..n {
             line.push_str(&format!(" {:>cell_width$}", text(row, column)));
@@ -470,6 +478,46 @@ pub fn crosstable_lines(s: &Standings) -> Vec<String> {
 mod tests {
     use super::*;
     use arbiter_stats::estimate;
+
+    /// Issue 18, item 15: names read from PGN files (`arbiter rate`) reach the terminal with
+    /// their escape sequences and direction marks escaped, in every text the standings print,
+    /// while the records keep them as they are.
+    #[test]
+    fn names_with_escape_sequences_are_printed_escaped() {
+        let red = "\u{1b}[31mred";
+        let names = names(&[red, "b\u{202e}ved", "plain"]);
+        let s = standings(
+            &names,
+            &[
+                pairing(0, 1, [1, 4, 1], [0, 1, 1, 1, 0]),
+                pairing(1, 2, [1, 4, 1], [0, 1, 1, 1, 0]),
+            ],
+            true,
+        )
+        .unwrap();
+        let mut text = vec![table(&s.engines)];
+        text.extend(pairing_lines(&s));
+        text.extend(crosstable_lines(&s));
+        let text = text.join("\n");
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{202e}'),
+            "{text:?}"
+        );
+        assert!(text.contains("\\u{1b}[31mred"), "{text}");
+        assert!(text.contains("b\\u{202e}ved"), "{text}");
+        assert!(
+            text.contains("Score of \\u{1b}[31mred vs b\\u{202e}ved: 1 - 1 - 4"),
+            "{text}"
+        );
+        // The columns still line up: every table line is as wide as its header.
+        let table = table(&s.engines);
+        let widths: Vec<usize> = table.lines().map(|l| l.chars().count()).collect();
+        assert!(widths[1..].iter().all(|&w| w <= widths[0]), "{table}");
+        assert!(
+            s.engines.iter().any(|e| e.name == red),
+            "the record keeps the name"
+        );
+    }
 
     fn names(list: &[&str]) -> Vec<String> {
         list.iter().map(|n| n.to_string()).collect()

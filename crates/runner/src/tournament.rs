@@ -25,6 +25,7 @@ use tokio::sync::{mpsc, watch};
 
 use crate::adjudication::Adjudication;
 use crate::builtin::{block_on, run_on_pool};
+use crate::commlog::{CommLog, EngineTap};
 use crate::config::TournamentKind;
 use crate::game::{play_game, GameRecord, GameSpec};
 use crate::openings::Book;
@@ -72,6 +73,9 @@ pub struct MatchSpec {
     /// What the configuration asked for that will not happen as written (skipped book entries,
     /// options an in-process engine does not declare), for the user to see before the games.
     pub warnings: Vec<String>,
+    /// The run's log (`-log`, `[log]`): engines' lines and arbiter's messages. Opened by the
+    /// caller, which owns the file; `None` logs nothing.
+    pub log: Option<Arc<CommLog>>,
 }
 
 impl MatchSpec {
@@ -703,9 +707,15 @@ async fn worker(
         tests::maybe_die(&spec, pair);
         // Game 0: the pairing's first engine has White; game 1: colours swapped.
         let order = spec.seats(pair, game_index);
+        let number = 2 * pair + game_index as u64 + 1;
         let mut seats = Vec::with_capacity(2);
         for &engine in &order {
-            match take_player(&spec.players[engine], &pools[engine], &events).await {
+            let player = &spec.players[engine];
+            let tap = spec
+                .log
+                .as_ref()
+                .and_then(|log| EngineTap::new(log, &player.name, number));
+            match take_player(player, &pools[engine], &events, tap).await {
                 Ok(player) => seats.push(player),
                 Err(err) => {
                     let _ = done.send(Err(err));
@@ -719,8 +729,9 @@ async fn worker(
         };
         white.abort_on(&stop);
         black.abort_on(&stop);
+        white.log_game(number);
+        black.log_game(number);
         let names = spec.seat_names(order);
-        let number = 2 * pair + game_index as u64 + 1;
         let _ = events.send(Event::GameStarted {
             number,
             pair,
@@ -770,6 +781,9 @@ async fn worker(
                 .await
             }
         };
+        if let Some(log) = &spec.log {
+            log.flush();
+        }
         // A player that faulted is not trusted again: drop it (which kills the process) and
         // start a fresh one next time. `restart=on` does the same after every game.
         for (color, player) in [(Color::White, white), (Color::Black, black)] {
@@ -798,11 +812,12 @@ async fn take_player(
     spec: &PlayerSpec,
     pool: &Pool,
     events: &mpsc::UnboundedSender<Event>,
+    tap: Option<EngineTap>,
 ) -> Result<Player, MatchError> {
     if let Some(player) = pool.lock().ok().and_then(|mut p| p.pop()) {
         return Ok(player);
     }
-    let player = Player::start(spec).await;
+    let player = Player::start_logged(spec, tap).await;
     if let Ok(Player::Uci(engine)) = &player {
         for warning in &engine.option_warnings {
             let _ = events.send(Event::Warning(format!("engine {}: {warning}", spec.name)));
@@ -915,7 +930,9 @@ pub fn game_json(record: &GameRecord, number: u64, pair: u64) -> String {
         termination: record.outcome.termination.pgn_tag().to_owned(),
         reason: record.reason.clone(),
         plies: record.plies(),
-        opening: record.opening.source.clone(),
+        // As the PGN's BookEntry names it: the book's file name and line, not the folders of
+        // the machine that played it.
+        opening: book_entry(&record.opening.source),
         fen: record.opening.start.fen(),
         moves: moves.join(" "),
         move_ms: times.iter().map(|t| t.ms).collect(),
@@ -1005,6 +1022,7 @@ mod tests {
             event: "test".into(),
             site: "here".into(),
             warnings: Vec::new(),
+            log: None,
         }
     }
 

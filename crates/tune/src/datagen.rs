@@ -157,8 +157,11 @@ impl DatagenConfig {
                 reason: reason.to_owned(),
             })
         };
-        if self.name.is_empty() || self.name.chars().any(char::is_control) {
-            return invalid("name", "expected a name without control characters");
+        if self.name.is_empty() || self.name.chars().any(arbiter_runner::outputs::unprintable) {
+            return invalid(
+                "name",
+                "expected a name without control characters or invisible marks",
+            );
         }
         if self.games == 0 {
             return invalid("games", "must be at least 1");

@@ -658,6 +658,7 @@ fn step_spec(base: &MatchSpec, players: Vec<PlayerSpec>) -> MatchSpec {
         event: base.event.clone(),
         site: base.site.clone(),
         warnings: Vec::new(),
+        log: base.log.clone(),
     }
 }
 

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use crate::adjudication::{DrawRule, ResignRule};
+use crate::commlog::{Level, LogConfig, LEVELS};
 use crate::config::{EngineConfig, RunConfig, SprtConfig};
 use crate::openings::{BookFormat, BookOrder, BookSpec};
 use crate::tc::TimeControl;
@@ -289,7 +290,19 @@ const FLAGS: &[Flag] = &[
         p.config.ping_ms = Some(g.positive(token, token.text, expected)?);
         Ok(())
     }),
+    // arbiter's own: neither tool limits a move without a clock (cutechess waits for ever).
+    read("-move-timeout", |p, g| {
+        let token = g.one("the seconds a move without a clock may take (0: no limit)")?;
+        let expected = "seconds a move without a clock may take, e.g. 60 or 0.5 (0: no limit)";
+        let seconds: f64 = g.number(token, token.text, expected)?;
+        if !seconds.is_finite() || seconds < 0.0 {
+            return Err(g.invalid(token, expected));
+        }
+        p.config.move_timeout = Some(seconds);
+        Ok(())
+    }),
     read("-report", |p, g| p.report(g)),
+    read("-log", |p, g| p.log(g)),
     rejected(
         "-noswap",
         "arbiter always swaps colours within a pair: that is what makes a pair a fair comparison",
@@ -316,8 +329,10 @@ const FLAGS: &[Flag] = &[
         "result lines always use cutechess's format",
     ),
     ignored("-wait", "a game starts as soon as a slot is free"),
-    ignored("-debug", "engine input and output are not echoed"),
-    ignored("-log", "log files are not supported yet"),
+    ignored(
+        "-debug",
+        "engine input and output are not echoed; -log file=FILE engine=true writes them to a file",
+    ),
     ignored("-tb", TABLEBASES),
     ignored("-tbpieces", TABLEBASES),
     ignored("-tbignore50", TABLEBASES),
@@ -550,6 +565,7 @@ const DRAW_KEYS: &[&str] = &["movenumber", "movecount", "score"];
 const RESIGN_KEYS: &[&str] = &["movecount", "score", "twosided"];
 const OUTPUT_KEYS: &[&str] = &["format"];
 const REPORT_KEYS: &[&str] = &["penta"];
+const LOG_KEYS: &[&str] = &["file", "level", "append", "engine", "realtime", "compress"];
 
 /// One argument and where it stood.
 #[derive(Clone, Copy, Debug)]
@@ -1147,6 +1163,45 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// fastchess's `-log file=F level=L append=B engine=B realtime=B compress=B`.
+    fn log(&mut self, group: &Group<'a>) -> Result<(), GrammarError> {
+        let mut log = LogConfig::default();
+        for pair in group.pairs() {
+            match pair.key {
+                "file" => match group.value_of(&pair)? {
+                    "" => return Err(group.invalid(pair.token, "file=FILE")),
+                    file => log.file = PathBuf::from(file),
+                },
+                "level" => {
+                    let level = group.value_of(&pair)?;
+                    if Level::parse(level).is_none() {
+                        return Err(group.invalid(pair.token, format!("level={LEVELS}")));
+                    }
+                    log.level = Some(level.to_owned());
+                }
+                "append" => log.append = Some(group.boolean(&pair)?),
+                "engine" => log.engine = Some(group.boolean(&pair)?),
+                "realtime" => log.realtime = Some(group.boolean(&pair)?),
+                "compress" => {
+                    if group.boolean(&pair)? {
+                        return Err(group.rejected(
+                            pair.token,
+                            "the log is written as plain text only; compress it after the run \
+                             (gzip FILE)",
+                        ));
+                    }
+                    log.compress = Some(false);
+                }
+                _ => return Err(group.unknown_key(&pair, LOG_KEYS)),
+            }
+        }
+        if log.file.as_os_str().is_empty() {
+            return Err(group.missing("file=FILE, the log's file"));
+        }
+        self.config.log = Some(log);
+        Ok(())
+    }
+
     fn output(&mut self, group: &Group<'a>) -> Result<(), GrammarError> {
         for pair in group.pairs() {
             match (pair.key, pair.value) {
@@ -1256,10 +1311,19 @@ impl<'a> Parser<'a> {
                 return Ok(());
             }
             n => {
+                // cutechess plays one round when -rounds is not given.
                 let hint = match n.checked_mul(rounds.unwrap_or(1)) {
-                    Some(total) if n % 2 == 0 => {
+                    Some(total) if total % 2 == 0 && total > 0 => {
                         format!("; for {total} games write -games 2 -rounds {}", total / 2)
                     }
+                    // An odd number of games is no whole number of pairs: the nearest run in
+                    // pairs, and the same number of single games.
+                    Some(total) if total > 0 => format!(
+                        "; for {total} games write -games 1 -rounds {total} (single games), or \
+                         -games 2 -rounds {} for {} games in colour-swapped pairs",
+                        total.div_ceil(2),
+                        total + 1
+                    ),
                     _ => String::new(),
                 };
                 return Err(rejected(format!(
@@ -1618,6 +1682,24 @@ mod tests {
         }
         let error = err(&format!("{TWO} -games 100 -rounds 1 -repeat")).to_string();
         assert!(error.contains("-games 2 -rounds 50"), "{error}");
+        // Issue 18, item 15: an odd count of games still gets the equivalent command, as the
+        // README promises.
+        let error = err(&format!("{TWO} -games 3")).to_string();
+        assert!(
+            error.contains(
+                "for 3 games write -games 1 -rounds 3 (single games), or -games 2 -rounds 2 for \
+                 4 games in colour-swapped pairs"
+            ),
+            "{error}"
+        );
+        let error = err(&format!("{TWO} -games 3 -rounds 5")).to_string();
+        assert!(error.contains("-games 1 -rounds 15 "), "{error}");
+        assert!(error.contains("-games 2 -rounds 8 for 16 games"), "{error}");
+        let error = err(&format!("{TWO} -games 4")).to_string();
+        assert!(
+            error.contains("for 4 games write -games 2 -rounds 2"),
+            "{error}"
+        );
     }
 
     /// (arguments, flag named, position, text the message must contain)
