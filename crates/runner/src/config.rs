@@ -161,7 +161,9 @@ pub struct RunConfig {
     pub jsonl: Option<PathBuf>,
     /// The final position of every game as EPD (cutechess's `-epdout`), exported from the store.
     pub epdout: Option<PathBuf>,
-    /// `true`: an engine fault ends that game and the run goes on (default); `false`: stop.
+    /// `true`: an engine that crashes or stalls loses that game, is restarted and the run goes
+    /// on (default); `false`: a crash or stall stops the run. An illegal move or a lost flag
+    /// only loses that game either way.
     pub recover: Option<bool>,
     pub event: Option<String>,
     pub site: Option<String>,

@@ -63,7 +63,8 @@ pub struct MatchSpec {
     pub adjudication: Adjudication,
     pub rules: RuleSet,
     pub sprt: Option<Sprt>,
-    /// Keep going after an engine fault (restart the engine), or stop the run.
+    /// Keep going after an engine crashes or stalls (restart the engine), or stop the run.
+    /// Illegal moves and lost flags are results either way.
     pub recover: bool,
     pub seed: u64,
     /// PGN `Event` and `Site` tags.
@@ -201,7 +202,7 @@ pub enum Verdict {
     Complete,
     /// Stopped from outside (Ctrl-C); resumable.
     Interrupted,
-    /// An engine fault under `strict` (no recover); resumable.
+    /// An engine crashed or stalled under `recover = false`; resumable.
     Fault(String),
 }
 
