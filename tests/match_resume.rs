@@ -274,13 +274,15 @@ fn the_exports_follow_the_store_while_the_run_plays() {
         .unwrap()
         .replace("jsonl = ", "epdout = \"games.epd\"\njsonl = ");
     std::fs::write(&path, text).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args(["match", "--quiet"])
-        .arg(&path)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = Killed(
+        Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(["match", "--quiet"])
+            .arg(&path)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     let files = [
         ("pgn", "games.pgn"),
         ("epd", "games.epd"),
@@ -320,8 +322,8 @@ fn the_exports_follow_the_store_while_the_run_plays() {
                 .collect::<Vec<_>>()
         );
     }
-    child.kill().unwrap();
-    child.wait().unwrap();
+    child.0.kill().unwrap(); // SIGKILL
+    child.0.wait().unwrap();
     let stored = stored_games(dir.path());
     for (export, file) in files {
         let games = read(export, file);
@@ -335,5 +337,15 @@ fn the_exports_follow_the_store_while_the_run_plays() {
             games.len(),
             stored.len()
         );
+    }
+}
+
+/// A child process killed when the test ends, however it ends.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
     }
 }

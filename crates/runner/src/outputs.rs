@@ -455,8 +455,8 @@ impl Export {
     /// Whether the file at `path` may be replaced without losing anything: it is missing or
     /// empty, or it begins with one of this run's games as this export writes them (an
     /// earlier session of the same run wrote it: rebuilt in game order, then appended to in
-    /// commit order, so its first game may be any stored one), or with a game noted as
-    /// uncounted by this run. Anything else is someone's file: another run's games, or a
+    /// commit order, so its first game may be any stored one), with a game noted as uncounted
+    /// by this run, or (JSON lines) with this run's summary. Anything else is someone's file: another run's games, or a
     /// file cutechess appended to.
     pub async fn is_replaceable(self, store: &Store, run: RunId, path: &Path) -> bool {
         let Ok(existing) = std::fs::read(path) else {
@@ -478,6 +478,13 @@ impl Export {
                 existing.split(|&b| b == b'\n').next().unwrap_or_default()
             }
         };
+        // A run that ended before its first game left only its summary in the JSON lines.
+        if self == Export::JsonLines {
+            let summary: Option<serde_json::Value> = serde_json::from_slice(first_game).ok();
+            if summary.is_some_and(|s| s["type"] == "summary" && s["run"] == run.get()) {
+                return true;
+            }
+        }
         let note = uncounted_note(run);
         if first_game.windows(note.len()).any(|w| w == note.as_bytes()) {
             return true;
