@@ -309,11 +309,22 @@ fn outputs_are_rebuilt_from_the_store_and_foreign_files_kept() {
     );
 
     // Resuming the same run rewrites the files with the same games: no warning, no copies.
+    // From another folder too (issue 18, item 20): the files are the start folder's.
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
     let out = arbiter(
-        &["match", "--quiet", "--resume", "one", "--store", "runs.db"],
-        dir.path(),
+        &[
+            "match",
+            "--quiet",
+            "--resume",
+            "one",
+            "--store",
+            "../runs.db",
+        ],
+        &elsewhere,
     );
     assert_eq!(out.status.code(), Some(0));
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
     assert!(
         !text(&out.stderr).contains("warning"),
         "{}",

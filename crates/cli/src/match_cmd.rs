@@ -294,8 +294,13 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
                     // Resolve first: a configuration that cannot run never creates a run.
                     let resolved = config.resolve(&base, seed)?;
                     // The start folder goes with the stored configuration (see `--resume`).
+                    // (`run.toml`'s folder is the empty path: the current one.)
+                    let start = match base.as_os_str().is_empty() {
+                        true => Path::new("."),
+                        false => base.as_path(),
+                    };
                     let stored = RunConfig {
-                        folder: Some(std::path::absolute(&base).unwrap_or_else(|_| base.clone())),
+                        folder: Some(std::path::absolute(start).unwrap_or_else(|_| base.clone())),
                         ..config.clone()
                     };
                     let spec = RunSpec {
