@@ -107,11 +107,63 @@ fn a_crash_ends_the_match_unless_recover_is_given() {
          -each tc=inf nodes=200 hash=0 -rounds 3 -store runs.db",
         engine.display()
     );
-    let out = arbiter(&line, dir.path());
+    let outputs = "-pgnout out.pgn -epdout out.epd -jsonl out.jsonl";
+    let out = arbiter(&format!("{line} {outputs}"), dir.path());
     let stderr = text(&out.stderr);
+    let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(3), "{stderr}");
     assert!(stderr.contains("recover is off"), "{stderr}");
-    assert!(text(&out.stdout).matches("Finished game").count() < 6);
+    // Issue 18, items 7 and 21: the game the crash stopped the run in is on the console, and
+    // so in every export (marked as not counted: its pair is incomplete), and the message names
+    // the game and the position the engine was asked about.
+    assert_eq!(stdout.matches("Finished game").count(), 1, "{stdout}");
+    assert!(
+        stdout.contains("Score of crasher vs staunton: 0 - 1 - 0"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Player: crasher\n  Timeouts: 0\n  Crashed: 1"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(
+            "game 1 (crasher vs staunton): crasher (white): White disconnects, in \
+             rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+        ),
+        "{stderr}"
+    );
+    let pgn = std::fs::read_to_string(dir.path().join("out.pgn")).unwrap();
+    assert_eq!(pgn.matches("[Event ").count(), 1, "{pgn}");
+    assert!(pgn.contains("[Termination \"abandoned\"]"), "{pgn}");
+    assert!(pgn.contains("{not counted (run 1)"), "{pgn}");
+    let epd = std::fs::read_to_string(dir.path().join("out.epd")).unwrap();
+    assert_eq!(epd.lines().count(), 1, "{epd}");
+    assert!(
+        epd.contains("id \"game 1\"; c0 \"crasher vs staunton: 0-1 abandoned\"; c1 \"not counted"),
+        "{epd}"
+    );
+    let jsonl = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    let lines: Vec<&str> = jsonl.lines().collect();
+    assert_eq!(lines.len(), 2, "the game and the summary: {jsonl}");
+    let game: GameEntry = serde_json::from_str(lines[0]).unwrap();
+    assert_eq!((game.game, game.termination.as_str()), (1, "abandoned"));
+    assert!(
+        lines[0].contains("\"uncounted\":\"not counted (run 1)"),
+        "{jsonl}"
+    );
+    let summary: RunSummary = serde_json::from_str(lines[1]).unwrap();
+    assert_eq!(summary.verdict, RunOutcome::Stopped);
+    // Rerun, the same file is recognised as the run's export: rebuilt, not moved aside.
+    let out = arbiter(&format!("{line} {outputs} -recover"), dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        !text(&out.stderr).contains("moved to"),
+        "{}",
+        text(&out.stderr)
+    );
+    let pgn = std::fs::read_to_string(dir.path().join("out.pgn")).unwrap();
+    assert_eq!(pgn.matches("[Event ").count(), 6, "{pgn}");
+    assert!(!pgn.contains("not counted"), "{pgn}");
 
     let out = arbiter(&format!("{line} -recover"), dir.path());
     let stdout = text(&out.stdout);
@@ -538,4 +590,87 @@ fn engine_diagnostics_name_the_option_and_the_missing_uciok() {
         stderr.contains("never answered `uci` with `uciok`"),
         "{stderr}"
     );
+}
+
+/// Issue 18, item 11: a flag-based run is found by what defines its games, not by its length:
+/// rerunning a killed run with another `-rounds` is refused with what changed, as a named run
+/// is, instead of starting a second run beside the unfinished one.
+#[test]
+fn changing_rounds_of_an_unfinished_flag_run_is_refused() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let line = staunton_match("-concurrency 1");
+    let args = |rounds: u64| {
+        let mut args: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+        args.extend(["-rounds".to_owned(), rounds.to_string()]);
+        args
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(args(200))
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Killed after its first pair: an unfinished run.
+    let stdout = child.stdout.take().unwrap();
+    let first_block = BufReader::new(stdout)
+        .lines()
+        .map_while(Result::ok)
+        .any(|line| line.contains("Elo difference"));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(first_block, "the run played a pair");
+    let played = runs(dir.path());
+    assert_eq!(played.len(), 1);
+    assert!(!played[0].2.is_empty());
+
+    let out = common::arbiter(
+        &args(400).iter().map(String::as_str).collect::<Vec<_>>(),
+        dir.path(),
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("rounds: 200 -> 400"), "{stderr}");
+    assert!(!text(&out.stdout).contains("Started game"));
+    let after = runs(dir.path());
+    assert_eq!(after.len(), 1, "no second run: {after:?}");
+    assert_eq!(after[0].2, played[0].2, "nothing added");
+}
+
+/// Issue 18, item 6: a run that stops with an error (here an engine that never starts, met
+/// after the first pairing of a round-robin played) leaves its exports as the store holds it,
+/// the JSON lines closed by the summary of a stopped run.
+#[test]
+fn an_error_exit_leaves_the_exports_as_the_store_holds_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = dir.path().join("mute.sh");
+    std::fs::write(&engine, "#!/bin/sh\nexit 1\n").unwrap();
+    std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let line = format!(
+        "-tournament round-robin -engine builtin=staunton name=a -engine builtin=staunton name=b \
+         param.knight_mg=250 -engine cmd={} name=mute -each tc=inf nodes=200 hash=0 \
+         -maxmoves 30 -rounds 2 -concurrency 1 -recover -store runs.db -pgnout out.pgn \
+         -epdout out.epd -jsonl out.jsonl",
+        engine.display()
+    );
+    let out = arbiter(&line, dir.path());
+    let stderr = text(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("engine mute"), "{stderr}");
+    let stored = runs(dir.path());
+    assert_eq!(stored.len(), 1);
+    let games = stored[0].2.len();
+    assert_eq!(games, 2, "the first pairing's pair: {stderr}");
+    let pgn = std::fs::read_to_string(dir.path().join("out.pgn")).unwrap();
+    assert_eq!(pgn.matches("[Event ").count(), games, "{pgn}");
+    let epd = std::fs::read_to_string(dir.path().join("out.epd")).unwrap();
+    assert_eq!(epd.lines().count(), games, "{epd}");
+    let jsonl = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    let lines: Vec<&str> = jsonl.lines().collect();
+    assert_eq!(lines.len(), games + 1, "{jsonl}");
+    let summary: RunSummary = serde_json::from_str(lines[games]).unwrap();
+    assert_eq!(summary.verdict, RunOutcome::Stopped);
 }

@@ -3,7 +3,7 @@
 //! with exactly the planned pairs, and the PGN file equals what the store holds. Once for a
 //! match and once for a round-robin of three engines.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -137,18 +137,38 @@ fn kill_and_resume(rounds: u64, engines: &[(&str, i64)]) {
     // Pairs committed before the kills were kept, not replayed.
     assert!(before.is_subset(&committed(dir.path())));
 
-    // Resuming the finished run reports it again and plays nothing.
+    // Resuming the finished run reports it again and plays nothing. Issue 18, item 20: from
+    // another folder, the stored configuration's relative paths are still the start folder's
+    // (the configuration's): its exports are rewritten there, none appear here.
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let pgn_before = std::fs::read_to_string(dir.path().join("games.pgn")).unwrap();
+    std::fs::remove_file(dir.path().join("games.pgn")).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_arbiter"))
         .args([
-            "match", "--quiet", "--resume", "resume", "--store", "runs.db",
+            "match",
+            "--quiet",
+            "--resume",
+            "resume",
+            "--store",
+            "../runs.db",
         ])
-        // A stored configuration's relative paths are taken from the current folder.
-        .current_dir(dir.path())
+        .current_dir(&elsewhere)
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        std::fs::read_dir(&elsewhere).unwrap().count(),
+        0,
+        "nothing written in the current folder: {stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("games.pgn")).unwrap(),
+        pgn_before,
+        "{stderr}"
+    );
     assert!(
         stderr.contains(&format!("{pairs} in the store")),
         "{stderr}"
@@ -178,4 +198,154 @@ fn committed(dir: &Path) -> BTreeSet<PairKey> {
             None => BTreeSet::new(),
         }
     })
+}
+
+/// Game number -> result of each game in a PGN, EPD or JSON-lines export (uncounted games and
+/// the JSON summary left out).
+fn exported(export: &str, text: &str) -> BTreeMap<u64, String> {
+    let quoted = |line: &str, key: &str| {
+        line.split(key)
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .map(str::to_owned)
+    };
+    match export {
+        "pgn" => {
+            // The Result tag precedes GameNumber: read the pairs in a second pass.
+            let mut results = text.lines().filter_map(|l| quoted(l, "[Result \""));
+            let numbers = text.lines().filter_map(|l| quoted(l, "[GameNumber \""));
+            numbers
+                .filter_map(|n| Some((n.parse().ok()?, results.next()?)))
+                .collect()
+        }
+        "epd" => text
+            .lines()
+            .filter_map(|line| {
+                let number = quoted(line, "id \"game ")?.parse().ok()?;
+                let c0 = quoted(line, "c0 \"")?;
+                Some((number, c0.split(' ').nth(3)?.to_owned()))
+            })
+            .collect(),
+        _ => text
+            .lines()
+            .filter(|line| line.contains("\"type\":\"game\""))
+            .filter_map(|line| {
+                let value: serde_json::Value = serde_json::from_str(line).ok()?;
+                Some((
+                    value["game"].as_u64()?,
+                    value["result"].as_str()?.to_owned(),
+                ))
+            })
+            .collect(),
+    }
+}
+
+/// Game number -> result of every game the store holds for the run `resume`.
+fn stored_games(dir: &Path) -> BTreeMap<u64, String> {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let Ok(store) =
+            Store::open(&Location::parse(&dir.join("runs.db").display().to_string())).await
+        else {
+            return BTreeMap::new();
+        };
+        let Some(run) = store.find_run_by_name("resume").await.unwrap() else {
+            return BTreeMap::new();
+        };
+        let mut games = store.games(run.id);
+        let mut out = BTreeMap::new();
+        while let Some(game) = games.next().await {
+            let game = game.unwrap().game;
+            out.insert(game.game_number, game.result.to_string());
+        }
+        out
+    })
+}
+
+/// Issue 18, item 6: while a run plays, its PGN, EPD and JSON-lines exports hold the games the
+/// store holds (each committed pair is appended as it commits); after a kill -9 they hold no
+/// game the store lacks and lack at most the pair being committed, and the resumed run rebuilds
+/// them whole.
+#[test]
+fn the_exports_follow_the_store_while_the_run_plays() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = config(dir.path(), 200, &[("dev", 330), ("base", 280)]);
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("jsonl = ", "epdout = \"games.epd\"\njsonl = ");
+    std::fs::write(&path, text).unwrap();
+    let mut child = Killed(
+        Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(["match", "--quiet"])
+            .arg(&path)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let files = [
+        ("pgn", "games.pgn"),
+        ("epd", "games.epd"),
+        ("jsonl", "games.jsonl"),
+    ];
+    let read = |export: &str, file: &str| {
+        exported(
+            export,
+            &std::fs::read_to_string(dir.path().join(file)).unwrap_or_default(),
+        )
+    };
+    // Checked at three points of the run, each at a moment the store did not change while the
+    // files were read (a commit and its append are a few instructions apart).
+    for wanted in [2, 4, 6] {
+        let mut agreed = false;
+        for _ in 0..2000 {
+            let before = stored_games(dir.path());
+            let files_now: Vec<_> = files.iter().map(|(e, f)| read(e, f)).collect();
+            let after = stored_games(dir.path());
+            if before.len() >= 2 * wanted
+                && before == after
+                && files_now.iter().all(|games| *games == before)
+            {
+                agreed = true;
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(
+            agreed,
+            "the exports never held the store's {} games: store {:?}, files {:?}",
+            2 * wanted,
+            stored_games(dir.path()).len(),
+            files
+                .iter()
+                .map(|(e, f)| read(e, f).len())
+                .collect::<Vec<_>>()
+        );
+    }
+    child.0.kill().unwrap(); // SIGKILL
+    child.0.wait().unwrap();
+    let stored = stored_games(dir.path());
+    for (export, file) in files {
+        let games = read(export, file);
+        assert!(
+            games.iter().all(|(n, r)| stored.get(n) == Some(r)),
+            "{file} holds a game the store lacks"
+        );
+        assert!(
+            games.len() + 2 >= stored.len(),
+            "{file}: {} of {}",
+            games.len(),
+            stored.len()
+        );
+    }
+}
+
+/// A child process killed when the test ends, however it ends.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }

@@ -24,7 +24,7 @@ use arbiter_runner::config::{OutputFormat, ReportSettings, RunConfig};
 use arbiter_runner::outputs::{self, Export};
 use arbiter_runner::player::PlayerKind;
 use arbiter_runner::standings::{self, PairingResult, Standings};
-use arbiter_runner::tournament::{run_match, Event, MatchSpec, Verdict};
+use arbiter_runner::tournament::{run_match, Event, MatchSpec, Summary, Verdict};
 use arbiter_stats::{SprtState, SprtStatus};
 use arbiter_store::{Location, Pairing, RunId, RunSpec, RunState, Store, Totals};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -200,7 +200,7 @@ impl Console {
 }
 
 async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result<ExitCode> {
-    let (file_config, base) = match (&given, &args.config) {
+    let (file_config, mut base) = match (&given, &args.config) {
         (Some(config), _) => (Some(config.clone()), PathBuf::from(".")),
         (None, Some(path)) => {
             let config = RunConfig::load(path)?;
@@ -253,11 +253,24 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
                 &found.spec.config,
                 &format!("run {} in {location}", found.id),
             )?;
+            // The stored configuration's relative paths are the start folder's.
+            if let Some(folder) = &config.folder {
+                base.clone_from(folder);
+            }
             (config, found.id, found.spec.seed, "resumed".to_owned())
         }
         None => {
             let config = file_config.expect("a configuration");
-            let (latest, next_name) = latest_run(&store, &config.run_name()).await?;
+            let (mut latest, next_name) = latest_run(&store, &config.run_name()).await?;
+            // An unnamed run stored before `rounds` left its derived name is found by the old one.
+            if latest.is_none() {
+                if let Some(legacy) = config.legacy_run_name() {
+                    latest = latest_run(&store, &legacy)
+                        .await?
+                        .0
+                        .filter(|run| !matches!(run.state, RunState::Finished { .. }));
+                }
+            }
             match latest {
                 Some(found) if !matches!(found.state, RunState::Finished { .. }) => {
                     let stored = RunConfig::parse(
@@ -281,10 +294,20 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
                     let seed = config.seed.unwrap_or_else(fresh_seed);
                     // Resolve first: a configuration that cannot run never creates a run.
                     let resolved = config.resolve(&base, seed)?;
+                    // The start folder goes with the stored configuration (see `--resume`).
+                    // (`run.toml`'s folder is the empty path: the current one.)
+                    let start = match base.as_os_str().is_empty() {
+                        true => Path::new("."),
+                        false => base.as_path(),
+                    };
+                    let stored = RunConfig {
+                        folder: Some(std::path::absolute(start).unwrap_or_else(|_| base.clone())),
+                        ..config.clone()
+                    };
                     let spec = RunSpec {
                         name: next_name,
                         seed,
-                        config: config.canonical(),
+                        config: stored.canonical(),
                         engines: resolved.players.iter().map(|p| p.name.clone()).collect(),
                         pairings: (0..resolved.pairings.len())
                             .map(|pairing| {
@@ -383,19 +406,27 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
             ));
         }
         export
-            .rebuild(&store, run, path, None)
+            .rebuild(&store, run, path, &[], None)
             .await
             .with_context(|| format!("write {}", path.display()))?;
     }
-    let jsonl = match exports.iter().find(|(e, _)| *e == Export::JsonLines) {
-        Some((_, path)) => Some(
-            std::fs::OpenOptions::new()
+    // Each committed pair is appended to every export as it commits, so that a long run can be
+    // read (and a killed one inspected) while it plays; the exports are rebuilt whole at the end.
+    let appenders = exports
+        .iter()
+        .map(|(export, path)| {
+            let file = std::fs::OpenOptions::new()
                 .append(true)
                 .open(path)
-                .with_context(|| format!("open {}", path.display()))?,
-        ),
-        None => None,
-    };
+                .with_context(|| format!("open {}", path.display()))?;
+            Ok(Appender {
+                export: *export,
+                path: path.clone(),
+                file,
+                failed: false,
+            })
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
 
     // The live report: its folder must be writable before the first game, like the exports;
     // after that a refresh that fails is a warning, never a reason to stop the games.
@@ -425,12 +456,38 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
         spec.clone(),
         console.clone(),
         events_rx,
-        jsonl,
+        appenders,
         before,
         committed_tx,
     ));
-    let summary = run_match(spec.clone(), store.clone(), run, events_tx, cancel_rx).await?;
+    let played = run_match(spec.clone(), store.clone(), run, events_tx, cancel_rx).await;
     let last_block = reporter.await.unwrap_or(None);
+    let summary = match played {
+        Ok(summary) => summary,
+        Err(err) => {
+            // The run stops with an error (an engine that cannot start, the store): the
+            // exports still end as the store holds the run, with the summary of a stopped run.
+            let totals = store.totals(run).await?;
+            let stopped = Summary {
+                totals,
+                sprt: None,
+                verdict: Verdict::Fault(err.to_string()),
+                uncounted: Vec::new(),
+            };
+            let pgn = exports.iter().find(|(e, _)| *e == Export::Pgn);
+            let record = outputs::summary_json(
+                &spec,
+                run,
+                seed,
+                &stopped,
+                None,
+                pgn.map(|(_, path)| path.as_path()),
+            );
+            let json = serde_json::to_string(&record).context("write the summary")?;
+            write_exports(&store, run, &exports, &[], &json, &console).await?;
+            return Err(err.into());
+        }
+    };
     // The last refresh shows the final totals and the verdict, whatever the pace allowed.
     if let (Some(live), Some(refresher)) = (&live, refresher) {
         refresher.abort();
@@ -464,7 +521,7 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
         None
     };
     let names: Vec<&str> = spec.players.iter().map(|p| p.name.as_str()).collect();
-    for line in outputs::player_lines(&store, run, &names).await? {
+    for line in outputs::player_lines(&store, run, &names, &summary.uncounted).await? {
         console.result(&line);
     }
     console.result("Finished match");
@@ -479,23 +536,7 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
     let summary_record =
         outputs::summary_json(&spec, run, seed, &summary, standings, pgn_path.as_deref());
     let json = serde_json::to_string(&summary_record).context("write the summary")?;
-    for (export, path) in &exports {
-        let trailer = (*export == Export::JsonLines).then(|| json.clone());
-        let count = export
-            .rebuild(&store, run, path, trailer.as_deref())
-            .await?;
-        let what = match export {
-            Export::Pgn => format!(
-                "PGN: {} ({count} games, exported from the store)",
-                path.display()
-            ),
-            Export::Epd => format!("EPD: {} ({count} final positions)", path.display()),
-            Export::JsonLines => {
-                format!("JSON: {} ({count} games and the summary)", path.display())
-            }
-        };
-        console.info(&what);
-    }
+    write_exports(&store, run, &exports, &summary.uncounted, &json, &console).await?;
     if spec.paired && !spec.is_tournament() {
         console.info(&outputs::pentanomial_line(&summary.totals));
     }
@@ -537,6 +578,45 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
         log.flush();
     }
     Ok(ExitCode::from(code))
+}
+
+/// Rebuilds every export from the store as the run ends, however it ends: the stored games,
+/// then the `uncounted` ones (played, their pair incomplete), and in the JSON lines the summary.
+async fn write_exports(
+    store: &Store,
+    run: RunId,
+    exports: &[(Export, PathBuf)],
+    uncounted: &[arbiter_store::GameRow],
+    summary: &str,
+    console: &Console,
+) -> anyhow::Result<()> {
+    for (export, path) in exports {
+        let trailer = (*export == Export::JsonLines).then_some(summary);
+        let count = export
+            .rebuild(store, run, path, uncounted, trailer)
+            .await
+            .with_context(|| format!("write {}", path.display()))?;
+        let not_counted = match uncounted.len() {
+            0 => String::new(),
+            n => format!(", {n} of them not counted: their pair was not complete"),
+        };
+        let what = match export {
+            Export::Pgn => format!(
+                "PGN: {} ({count} games, exported from the store{not_counted})",
+                path.display()
+            ),
+            Export::Epd => format!(
+                "EPD: {} ({count} final positions{not_counted})",
+                path.display()
+            ),
+            Export::JsonLines => format!(
+                "JSON: {} ({count} games and the summary{not_counted})",
+                path.display()
+            ),
+        };
+        console.info(&what);
+    }
+    Ok(())
 }
 
 /// The newest run of a configuration named `name` (`name`, then `name-2`, `name-3`, ...),
@@ -765,20 +845,51 @@ fn spawn_signal_handlers(stop: Arc<Stop>) {
 }
 
 /// A game finished but not yet committed with its pair: its result counts in the `Score of`
-/// line (cutechess's is per game), its JSON waits for the pair's commit.
+/// line (cutechess's is per game); the exports take it when its pair commits, or as an
+/// uncounted game if the run stops first.
 struct Pending {
     /// Half points of the first engine: 0, 1 or 2.
     half_points: u8,
-    json: String,
 }
 
-/// Consumes the match's events: cutechess's lines, the progress bar, the JSON lines of each
+/// An export file that committed pairs are appended to while the run plays.
+struct Appender {
+    export: Export,
+    path: PathBuf,
+    file: File,
+    /// A write failed and was warned about: the file is rebuilt at the end, the games go on.
+    failed: bool,
+}
+
+impl Appender {
+    fn append(&mut self, games: &[arbiter_store::GameRow], console: &Console) {
+        if self.failed {
+            return;
+        }
+        let mut text = Vec::new();
+        let written = games
+            .iter()
+            .try_for_each(|game| self.export.write_game(&mut text, game))
+            .and_then(|()| self.file.write_all(&text))
+            .and_then(|()| self.file.flush());
+        if let Err(err) = written {
+            self.failed = true;
+            console.info(&format!(
+                "warning: {} is not kept current ({err}); it is rebuilt from the store when \
+                 the run ends",
+                self.path.display()
+            ));
+        }
+    }
+}
+
+/// Consumes the match's events: cutechess's lines, the progress bar, the exports' games of each
 /// committed pair. Returns the number of pairs behind the last rating block it printed.
 async fn report(
     spec: Arc<MatchSpec>,
     console: Arc<Console>,
     mut events: mpsc::UnboundedReceiver<Event>,
-    mut jsonl: Option<File>,
+    mut appenders: Vec<Appender>,
     mut committed: Totals,
     pairs_committed: watch::Sender<u64>,
 ) -> Option<u64> {
@@ -814,7 +925,6 @@ async fn report(
                 number,
                 pair,
                 record,
-                json,
                 ..
             } => {
                 let line = outputs::finished_line(number, &record);
@@ -829,7 +939,7 @@ async fn report(
                 };
                 let half_points = record.half_points(first_color);
                 let index = ((number - 1) % 2) as usize;
-                pending.entry(pair).or_default()[index] = Some(Pending { half_points, json });
+                pending.entry(pair).or_default()[index] = Some(Pending { half_points });
                 games_finished += 1;
                 // cutechess prints `Score of` lines for two engines only; a tournament's
                 // results are its standings.
@@ -853,6 +963,7 @@ async fn report(
             }
             Event::PairCommitted {
                 pair,
+                record,
                 totals,
                 sprt,
                 pairings,
@@ -860,11 +971,11 @@ async fn report(
             } => {
                 committed = totals;
                 pairs_committed.send_replace(totals.pairs);
-                let games = pending.remove(&pair).unwrap_or_default();
+                pending.remove(&pair);
                 // A pair found already present was in the store, and so in the file, before.
-                if let (Some(file), false) = (jsonl.as_mut(), already_present) {
-                    for game in games.iter().flatten() {
-                        let _ = writeln!(file, "{}", game.json);
+                if !already_present {
+                    for appender in &mut appenders {
+                        appender.append(&record.games, &console);
                     }
                 }
                 let standings = pairings.and_then(|p| tournament_standings(&spec, &p).ok());

@@ -223,13 +223,45 @@ async fn strict_mode_stops_at_the_first_engine_fault() {
     let summary = run_match(Arc::new(spec), store.clone(), run, tx, cancel)
         .await
         .unwrap();
-    match summary.verdict {
-        Verdict::Fault(reason) => assert!(
-            reason.contains("crasher") && reason.contains("disconnects"),
-            "{reason}"
-        ),
+    let reason = match summary.verdict {
+        Verdict::Fault(reason) => reason,
         other => panic!("expected a fault stop, got {other:?}"),
+    };
+    assert!(
+        reason.contains("crasher") && reason.contains("disconnects"),
+        "{reason}"
+    );
+    // Issue 18, item 21: the game the engine crashed in is kept, and the message names it and
+    // the position the engine was asked about, with what the engine last said and did.
+    let [faulted] = &summary.uncounted[..] else {
+        panic!("one uncounted game: {:?}", summary.uncounted);
+    };
+    assert_eq!(faulted.termination, "abandoned");
+    assert!(
+        reason.contains(&format!("game {} (", faulted.game_number)),
+        "{reason}"
+    );
+    let game = PgnReader::new(faulted.pgn.as_bytes())
+        .next()
+        .unwrap()
+        .unwrap();
+    let mut end = game.start;
+    for &mv in &game.moves {
+        end.play_unchecked(mv);
     }
+    assert!(reason.contains(&format!("in {}", end.fen())), "{reason}");
+    assert!(reason.contains("exit"), "the process's end: {reason}");
+    assert!(
+        !store
+            .committed_pairs(run)
+            .await
+            .unwrap()
+            .contains(&PairKey {
+                pairing: 0,
+                index: (faulted.game_number - 1) / 2
+            }),
+        "its pair is incomplete, so not counted"
+    );
     assert!(
         store.committed_pairs(run).await.unwrap().len() < 10,
         "the run stopped early"
@@ -240,6 +272,59 @@ async fn strict_mode_stops_at_the_first_engine_fault() {
             arbiter_store::RunState::Running
         ),
         "and stays resumable"
+    );
+}
+
+/// Issue 18, item 16: an illegal move loses that game and the match goes on without
+/// `recover`, as in cutechess and fastchess (`recover` is about restarting crashed engines).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_illegal_move_loses_the_game_and_the_match_goes_on_without_recover() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, run) = open_run(dir.path(), 3).await;
+    let mut spec = spec(3, 2, 100);
+    spec.recover = false;
+    spec.players[1] = PlayerSpec {
+        name: "cheater".into(),
+        kind: PlayerKind::Uci(ProcessSpec {
+            cmd: env!("CARGO_BIN_EXE_arbiter-fixture-engine").into(),
+            args: vec!["null=3".into()],
+            ..Default::default()
+        }),
+        timeouts: Timeouts::default(),
+        restart: false,
+    };
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let (_cancel_tx, cancel) = watch::channel(false);
+    let summary = run_match(Arc::new(spec), store.clone(), run, tx, cancel)
+        .await
+        .unwrap();
+    assert_eq!(summary.verdict, Verdict::Complete);
+    assert_eq!(summary.totals.pairs, 3);
+    assert_eq!((summary.totals.wins, summary.totals.losses), (6, 0));
+    let pgn = dir.path().join("out.pgn");
+    assert_eq!(export_pgn(&store, run, &pgn).await.unwrap(), 6);
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    assert_eq!(
+        text.matches("[Termination \"illegal move\"]").count(),
+        6,
+        "{text}"
+    );
+    // The reason closes the last comment (a PGN line may break inside it).
+    let one_line = text.replace('\n', " ");
+    assert_eq!(one_line.matches("makes an illegal move: 0000}").count(), 6);
+    // The log names each game and the position the illegal move was played in.
+    let mut warnings = Vec::new();
+    while let Ok(event) = rx.try_recv() {
+        if let Event::Warning(text) = event {
+            warnings.push(text);
+        }
+    }
+    assert_eq!(warnings.len(), 6, "{warnings:?}");
+    assert!(
+        warnings
+            .iter()
+            .all(|w| w.starts_with("game ") && w.contains("illegal move: 0000, in ")),
+        "{warnings:?}"
     );
 }
 

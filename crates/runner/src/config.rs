@@ -151,13 +151,21 @@ pub struct RunConfig {
     pub concurrency: Option<usize>,
     /// The SQLite file (or `postgres://` URL) that holds the run.
     pub store: Option<String>,
+    /// The folder the configuration's relative paths (engines, book, outputs, report) are
+    /// read from: the configuration file's, or the current one for a command line. arbiter
+    /// writes it (absolute) into the configuration it stores with a run, so that `--resume`
+    /// finds the same files from any folder; runs stored without it resume from the current
+    /// folder, as before.
+    pub folder: Option<PathBuf>,
     /// PGN export, rewritten from the store as pairs are committed.
     pub pgnout: Option<PathBuf>,
     /// One JSON object per finished game.
     pub jsonl: Option<PathBuf>,
     /// The final position of every game as EPD (cutechess's `-epdout`), exported from the store.
     pub epdout: Option<PathBuf>,
-    /// `true`: an engine fault ends that game and the run goes on (default); `false`: stop.
+    /// `true`: an engine that crashes or stalls loses that game, is restarted and the run goes
+    /// on (default); `false`: a crash or stall stops the run. An illegal move or a lost flag
+    /// only loses that game either way.
     pub recover: Option<bool>,
     pub event: Option<String>,
     pub site: Option<String>,
@@ -320,15 +328,38 @@ impl RunConfig {
     /// The run's name: as given, or derived from what defines its games (see
     /// [`RunConfig::defining`]), so the same command finds the same run again, and so does one
     /// that only changes where the output goes or how many games run at once.
+    ///
+    /// How long the experiment runs (`rounds`) and what stops it early (`sprt`) are left out
+    /// of the derived name: rerunning a command with another `-rounds` finds the same run and
+    /// is refused with `rounds: stored -> now`, as a named run is, rather than start a second
+    /// run beside the unfinished one.
     pub fn run_name(&self) -> String {
         self.name.clone().unwrap_or_else(|| {
-            let names: Vec<&str> = self.engines.iter().map(|e| e.name.as_str()).collect();
-            format!(
-                "{}-{:016x}",
-                names.join("-vs-"),
-                fnv1a(self.defining().canonical().as_bytes())
-            )
+            let identity = RunConfig {
+                rounds: None,
+                sprt: None,
+                ..self.defining()
+            };
+            self.derived_name(&identity)
         })
+    }
+
+    /// The name arbiter derived before `rounds` and `sprt` were left out of it (hashing all
+    /// of [`RunConfig::defining`]): where an unnamed run of an older store is found.
+    pub fn legacy_run_name(&self) -> Option<String> {
+        match self.name {
+            Some(_) => None,
+            None => Some(self.derived_name(&self.defining())),
+        }
+    }
+
+    fn derived_name(&self, identity: &RunConfig) -> String {
+        let names: Vec<&str> = self.engines.iter().map(|e| e.name.as_str()).collect();
+        format!(
+            "{}-{:016x}",
+            names.join("-vs-"),
+            fnv1a(identity.canonical().as_bytes())
+        )
     }
 
     /// The part of the configuration that decides which games are played and how: engines,
@@ -340,6 +371,7 @@ impl RunConfig {
         RunConfig {
             name: None,
             store: None,
+            folder: None,
             pgnout: None,
             jsonl: None,
             epdout: None,

@@ -323,31 +323,36 @@ pub fn fastchess_block(
 }
 
 /// fastchess's closing lines per engine, which scripts count crashes and time losses from:
-/// `Player: dev`, `  Timeouts: 0`, `  Crashed: 1`. Counted over the run's stored games: a time
+/// `Player: dev`, `  Timeouts: 0`, `  Crashed: 1`. Counted over the run's stored games and the
+/// `uncounted` ones the exports hold beside them (the game a crash stopped the run in): a time
 /// forfeit is a timeout of the side that lost it, a disconnection or stall a crash.
 pub async fn player_lines(
     store: &Store,
     run: RunId,
     names: &[&str],
+    uncounted: &[GameRow],
 ) -> Result<Vec<String>, StoreError> {
     let mut counts = vec![(0u64, 0u64); names.len()];
-    let mut games = store.games(run);
-    while let Some(game) = games.next().await {
-        let game = game?.game;
+    let mut count = |game: &GameRow| {
         let loser = match game.result {
             GameResult::WhiteWins => &game.black,
             GameResult::BlackWins => &game.white,
-            GameResult::Draw => continue,
+            GameResult::Draw => return,
         };
         let Some(engine) = names.iter().position(|name| name == loser) else {
-            continue;
+            return;
         };
         match game.termination.as_str() {
             "time forfeit" => counts[engine].0 += 1,
             "abandoned" | "stalled connection" => counts[engine].1 += 1,
             _ => {}
         }
+    };
+    let mut games = store.games(run);
+    while let Some(game) = games.next().await {
+        count(&game?.game);
     }
+    uncounted.iter().for_each(&mut count);
     Ok(names
         .iter()
         .zip(counts)
@@ -411,8 +416,12 @@ pub fn peak_rss_mb() -> Option<f64> {
     Some(kib / 1024.0)
 }
 
-/// A file rebuilt from the store's games of one run, never appended to: after kills, resumes
-/// and reruns it holds exactly the committed games, in (pair, game) order, once each.
+/// A file exported from the store's games of one run. While the run plays, each committed
+/// pair's games are appended to it ([`Export::write_game`]), in commit order; before the first
+/// game and on every way a run ends it is rebuilt whole from the store ([`Export::rebuild`]),
+/// in (pair, game) order, so after kills, resumes and reruns it holds exactly the committed
+/// games, once each. A kill between a commit and its append leaves the file one pair behind
+/// the store until the run is resumed.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Export {
     /// The games' PGN (`pgnout`).
@@ -424,12 +433,62 @@ pub enum Export {
     JsonLines,
 }
 
+/// The note on a game that was played but is not counted: its pair was not complete when run
+/// `run` stopped, so the store does not hold it and resuming the run replays its pair. The
+/// exports carry it (a PGN comment before the moves, an EPD `c1`, a JSON `uncounted` field),
+/// and a file whose first game carries it is recognised as the run's own export.
+pub fn uncounted_note(run: RunId) -> String {
+    format!(
+        "not counted (run {run}): the run stopped before this game's pair was complete; \
+         resuming the run replays the pair"
+    )
+}
+
 impl Export {
     /// Writes one stored game as this export writes it.
     pub fn write_game(self, out: &mut dyn Write, game: &GameRow) -> std::io::Result<()> {
+        self.write_noted(out, game, None)
+    }
+
+    /// Writes a game that is not counted (see [`uncounted_note`]), with the note.
+    pub fn write_uncounted(
+        self,
+        out: &mut dyn Write,
+        game: &GameRow,
+        run: RunId,
+    ) -> std::io::Result<()> {
+        self.write_noted(out, game, Some(&uncounted_note(run)))
+    }
+
+    fn write_noted(
+        self,
+        out: &mut dyn Write,
+        game: &GameRow,
+        note: Option<&str>,
+    ) -> std::io::Result<()> {
         match self {
-            Export::Pgn => out.write_all(game.pgn.as_bytes()),
-            Export::JsonLines => writeln!(out, "{}", game.json),
+            Export::Pgn => match note {
+                None => out.write_all(game.pgn.as_bytes()),
+                // The note opens the movetext, after the tag pairs' blank line.
+                Some(note) => {
+                    let (tags, moves) = game
+                        .pgn
+                        .split_once("\n\n")
+                        .unwrap_or((game.pgn.as_str(), ""));
+                    write!(out, "{tags}\n\n{{{note}}}\n{moves}")
+                }
+            },
+            Export::JsonLines => match note {
+                None => writeln!(out, "{}", game.json),
+                Some(note) => {
+                    let mut value: serde_json::Value = serde_json::from_str(&game.json)
+                        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+                    if let Some(object) = value.as_object_mut() {
+                        object.insert("uncounted".to_owned(), note.into());
+                    }
+                    writeln!(out, "{value}")
+                }
+            },
             Export::Epd => {
                 let Some(Ok(pgn)) = PgnReader::new(game.pgn.as_bytes()).next() else {
                     let reason = format!("game {} has unreadable PGN", game.game_number);
@@ -439,9 +498,10 @@ impl Export {
                 for &mv in &pgn.moves {
                     end.play_unchecked(mv);
                 }
+                let note = note.map_or_else(String::new, |note| format!(" c1 \"{note}\";"));
                 writeln!(
                     out,
-                    "{} id \"game {}\"; c0 \"{} vs {}: {} {}\";",
+                    "{} id \"game {}\"; c0 \"{} vs {}: {} {}\";{note}",
                     end.to_setup().epd_fields(),
                     game.game_number,
                     game.white,
@@ -454,13 +514,16 @@ impl Export {
     }
 
     /// Streams the run's games into a file beside `path`, then renames it into place, so the
-    /// export on disk is always complete: never half a store. `trailer` (the JSON summary)
-    /// goes after the games. Returns the number of games written.
+    /// export on disk is always complete: never half a store. `uncounted` (games whose pair
+    /// was not complete when the run stopped) follow the stored games with their note, and
+    /// `trailer` (the JSON summary) comes last. Returns the number of games written, the
+    /// uncounted ones included.
     pub async fn rebuild(
         self,
         store: &Store,
         run: RunId,
         path: &Path,
+        uncounted: &[GameRow],
         trailer: Option<&str>,
     ) -> Result<u64, ExportError> {
         let tmp = path.with_extension("export.tmp");
@@ -470,6 +533,10 @@ impl Export {
         let mut count = 0;
         while let Some(game) = games.next().await {
             self.write_game(&mut out, &game?.game).map_err(io)?;
+            count += 1;
+        }
+        for game in uncounted {
+            self.write_uncounted(&mut out, game, run).map_err(io)?;
             count += 1;
         }
         if let Some(trailer) = trailer {
@@ -483,9 +550,11 @@ impl Export {
     }
 
     /// Whether the file at `path` may be replaced without losing anything: it is missing or
-    /// empty, or it begins as this run's export begins (it was written by an earlier session
-    /// of the same run). Anything else is someone's file: another run's games, or a file
-    /// cutechess appended to.
+    /// empty, or it begins with one of this run's games as this export writes them (an
+    /// earlier session of the same run wrote it: rebuilt in game order, then appended to in
+    /// commit order, so its first game may be any stored one), with a game noted as uncounted
+    /// by this run, or (JSON lines) with this run's summary. Anything else is someone's file: another run's games, or a
+    /// file cutechess appended to.
     pub async fn is_replaceable(self, store: &Store, run: RunId, path: &Path) -> bool {
         let Ok(existing) = std::fs::read(path) else {
             return true;
@@ -493,25 +562,64 @@ impl Export {
         if existing.is_empty() {
             return true;
         }
-        let mut first = Vec::new();
-        match store.games(run).next().await {
-            Some(Ok(game)) if self.write_game(&mut first, &game.game).is_ok() => {
-                existing.starts_with(&first)
+        let first_game = match self {
+            // A PGN game ends at the blank line after its movetext.
+            Export::Pgn => existing
+                .windows(3)
+                .enumerate()
+                .filter(|(_, w)| w == b"\n\n[")
+                .map(|(i, _)| i + 2)
+                .next()
+                .map_or(&existing[..], |end| &existing[..end]),
+            Export::Epd | Export::JsonLines => {
+                existing.split(|&b| b == b'\n').next().unwrap_or_default()
             }
-            _ => false,
+        };
+        // A run that ended before its first game left only its summary in the JSON lines.
+        if self == Export::JsonLines {
+            let summary: Option<serde_json::Value> = serde_json::from_slice(first_game).ok();
+            if summary.is_some_and(|s| s["type"] == "summary" && s["run"] == run.get()) {
+                return true;
+            }
         }
+        let note = uncounted_note(run);
+        if first_game.windows(note.len()).any(|w| w == note.as_bytes()) {
+            return true;
+        }
+        // EPD lines are rendered from PGN: only the game the line names is rendered.
+        let epd_number = match self {
+            Export::Epd => String::from_utf8_lossy(first_game)
+                .split("id \"game ")
+                .nth(1)
+                .and_then(|rest| rest.split('"').next())
+                .and_then(|n| n.parse::<u64>().ok()),
+            _ => None,
+        };
+        let mut games = store.games(run);
+        while let Some(Ok(stored)) = games.next().await {
+            if self == Export::Epd && epd_number != Some(stored.game.game_number) {
+                continue;
+            }
+            let mut rendered = Vec::new();
+            if self.write_game(&mut rendered, &stored.game).is_ok()
+                && existing.starts_with(&rendered)
+            {
+                return true;
+            }
+        }
+        false
     }
 }
 
 /// Writes every committed game of `run`, in (pair, game) order, to `path`.
 pub async fn export_pgn(store: &Store, run: RunId, path: &Path) -> Result<u64, ExportError> {
-    Export::Pgn.rebuild(store, run, path, None).await
+    Export::Pgn.rebuild(store, run, path, &[], None).await
 }
 
 /// Writes the final position of every committed game of `run` as one EPD line (see
 /// [`Export::Epd`]).
 pub async fn export_epd(store: &Store, run: RunId, path: &Path) -> Result<u64, ExportError> {
-    Export::Epd.rebuild(store, run, path, None).await
+    Export::Epd.rebuild(store, run, path, &[], None).await
 }
 
 #[cfg(test)]

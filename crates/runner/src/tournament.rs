@@ -15,7 +15,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use arbiter_rules::pgn::PgnGame;
 use arbiter_rules::uci::move_to_uci;
-use arbiter_rules::{Color, Game, RuleSet};
+use arbiter_rules::{Color, Game, RuleSet, Termination};
 use arbiter_stats::{Pentanomial, Sample, Sprt, SprtState, SprtStatus, StatsError, Trinomial};
 use arbiter_store::{
     Committed, GameResult, GameRow, PairKey, PairRecord, PairTally, RunId, RunState, Store,
@@ -64,7 +64,8 @@ pub struct MatchSpec {
     pub adjudication: Adjudication,
     pub rules: RuleSet,
     pub sprt: Option<Sprt>,
-    /// Keep going after an engine fault (restart the engine), or stop the run.
+    /// Keep going after an engine crashes or stalls (restart the engine), or stop the run.
+    /// Illegal moves and lost flags are results either way.
     pub recover: bool,
     pub seed: u64,
     /// PGN `Event` and `Site` tags.
@@ -183,9 +184,11 @@ pub enum Event {
     },
     /// A pair is in the store (or already was); `totals` and `sprt` are recomputed from it.
     /// In a tournament `pairings` holds every pairing's totals as stored (index = pairing, as
-    /// in [`MatchSpec::pairings`]); a match has none beyond `totals`.
+    /// in [`MatchSpec::pairings`]); a match has none beyond `totals`. `record` is the pair as
+    /// committed, so that the exports can append its games as the store now holds them.
     PairCommitted {
         pair: u64,
+        record: Arc<PairRecord>,
         totals: Totals,
         sprt: Option<SprtStatus>,
         pairings: Option<Arc<Vec<Totals>>>,
@@ -203,7 +206,7 @@ pub enum Verdict {
     Complete,
     /// Stopped from outside (Ctrl-C); resumable.
     Interrupted,
-    /// An engine fault under `strict` (no recover); resumable.
+    /// An engine crashed or stalled under `recover = false`; resumable.
     Fault(String),
 }
 
@@ -231,6 +234,11 @@ pub struct Summary {
     pub totals: Totals,
     pub sprt: Option<SprtStatus>,
     pub verdict: Verdict,
+    /// Games played to the end whose pair was not complete when the match stopped (a fault
+    /// under `recover = false`, a stop from outside), in game order: the faulted game among
+    /// them. The store counts pairs only, so it does not hold them and resuming replays their
+    /// pairs; the console showed them, and the exports keep them, marked as not counted.
+    pub uncounted: Vec<GameRow>,
 }
 
 /// What stops a match as an error (engine faults are not errors; they are game results).
@@ -272,6 +280,54 @@ struct Written {
     json: String,
 }
 
+impl Written {
+    /// The game as the store keeps it.
+    fn row(&self, spec: &MatchSpec) -> GameRow {
+        let finished = &self.finished;
+        let record = &finished.record;
+        let pair = finished.pair;
+        GameRow {
+            game_number: 2 * pair + finished.game_index as u64 + 1,
+            white: record.white.clone(),
+            black: record.black.clone(),
+            result: match record.outcome.winner {
+                Some(Color::White) => GameResult::WhiteWins,
+                Some(Color::Black) => GameResult::BlackWins,
+                None => GameResult::Draw,
+            },
+            termination: record.outcome.termination.pgn_tag().to_owned(),
+            plies: record.plies() as u32,
+            opening_index: spec.opening_index(pair, finished.game_index) as u64,
+            opening_fen: record.opening.start.fen(),
+            pgn: self.pgn.clone(),
+            json: self.json.clone(),
+            started_at: finished.started_at,
+            duration: record.duration,
+        }
+    }
+}
+
+/// Whether a fault stops a match under `recover = false`: a crash or a stall, where the
+/// engine's process is gone or no longer answers. An illegal move or a lost flag ends that
+/// game as a loss and the match goes on, as in cutechess and fastchess, whose `-recover` is
+/// about restarting crashed engines (the engine that faulted is restarted all the same).
+fn stops_without_recover(record: &GameRecord) -> bool {
+    record.faulted.is_some()
+        && matches!(
+            record.outcome.termination,
+            Termination::Abandoned | Termination::StalledConnection
+        )
+}
+
+/// The position a game ended in, as FEN: where the engine at fault was to move.
+fn final_fen(record: &GameRecord, rules: RuleSet) -> String {
+    let mut game = Game::new(record.opening.start, rules);
+    for &mv in &record.moves {
+        game.play_unchecked(mv);
+    }
+    game.position().fen()
+}
+
 /// Idle started players of one engine, reused between games.
 type Pool = Mutex<Vec<Player>>;
 
@@ -306,6 +362,7 @@ pub async fn run_match(
             totals,
             sprt: sprt_status(&spec, &totals)?,
             verdict,
+            uncounted: Vec::new(),
         });
     }
     let mut sprt_now = sprt_status(&spec, &totals)?;
@@ -314,6 +371,7 @@ pub async fn run_match(
             totals,
             sprt: Some(status),
             verdict: Verdict::Accepted(status.state),
+            uncounted: Vec::new(),
         });
     }
 
@@ -335,7 +393,8 @@ pub async fn run_match(
                 return Err(err);
             }
         };
-        let committed = store.commit_pair(&pair.record(&spec, run)).await?;
+        let record = Arc::new(pair.record(&spec, run));
+        let committed = store.commit_pair(&record).await?;
         totals = store.totals(run).await?;
         sprt_now = sprt_status(&spec, &totals)?;
         let pairings = match spec.is_tournament() {
@@ -344,6 +403,7 @@ pub async fn run_match(
         };
         let _ = events.send(Event::PairCommitted {
             pair: pair.pair,
+            record,
             totals,
             sprt: sprt_now,
             pairings,
@@ -353,6 +413,7 @@ pub async fn run_match(
             break Verdict::Accepted(status.state);
         }
     };
+    let uncounted = play.unfinished();
     play.finish().await;
     if matches!(verdict, Verdict::Accepted(_) | Verdict::Complete) {
         store.finish_run(run, verdict.outcome()).await?;
@@ -361,6 +422,7 @@ pub async fn run_match(
         totals,
         sprt: sprt_now,
         verdict,
+        uncounted,
     })
 }
 
@@ -397,8 +459,9 @@ pub async fn tally_pairs(
 pub enum Played {
     /// Both games of a pair (a unit of two games when unpaired), played to the end.
     Pair(Box<PlayedPair>),
-    /// An engine faulted and `recover` is off: the match should stop (the fault's game is not
-    /// part of any pair handed over).
+    /// An engine crashed or stalled and `recover` is off: the match should stop. The text names
+    /// the game, the position the engine was asked about and what went wrong; the game itself
+    /// is in [`Play::unfinished`] (it is part of no pair handed over).
     Fault(String),
 }
 
@@ -429,29 +492,7 @@ impl PlayedPair {
     /// The store's record of the pair in `run`.
     fn record(&self, spec: &MatchSpec, run: RunId) -> PairRecord {
         let pair = self.pair;
-        let row = |written: &Written| {
-            let finished = &written.finished;
-            let record = &finished.record;
-            let opening_index = spec.opening_index(pair, finished.game_index) as u64;
-            GameRow {
-                game_number: 2 * pair + finished.game_index as u64 + 1,
-                white: record.white.clone(),
-                black: record.black.clone(),
-                result: match record.outcome.winner {
-                    Some(Color::White) => GameResult::WhiteWins,
-                    Some(Color::Black) => GameResult::BlackWins,
-                    None => GameResult::Draw,
-                },
-                termination: record.outcome.termination.pgn_tag().to_owned(),
-                plies: record.plies() as u32,
-                opening_index,
-                opening_fen: record.opening.start.fen(),
-                pgn: written.pgn.clone(),
-                json: written.json.clone(),
-                started_at: finished.started_at,
-                duration: record.duration,
-            }
-        };
+        let row = |written: &Written| written.row(spec);
         let (pairing, index) = spec.pairing_of(pair);
         PairRecord {
             run,
@@ -482,6 +523,9 @@ pub struct Play {
     workers: Vec<tokio::task::JoinHandle<()>>,
     stop: Arc<AtomicBool>,
     pools: Arc<[Pool]>,
+    /// A crash or stall under `recover = false` that completed its pair: handed over after
+    /// that pair.
+    stopping: Option<String>,
 }
 
 impl Play {
@@ -532,12 +576,16 @@ impl Play {
             workers,
             stop,
             pools,
+            stopping: None,
         }
     }
 
     /// The next finished pair, in the order pairs finish; `None` once every pair was handed
     /// over. Cancel-safe: dropping the future loses no game.
     pub async fn next(&mut self) -> Result<Option<Played>, MatchError> {
+        if let Some(text) = self.stopping.take() {
+            return Ok(Some(Played::Fault(text)));
+        }
         loop {
             if self.remaining == 0 {
                 return Ok(None);
@@ -547,23 +595,30 @@ impl Play {
                 None => return Err(self.worker_ended().await),
             };
             let spec = &self.spec;
-            if let (Some(color), false) = (finished.record.faulted, spec.recover) {
-                let reason = format!(
-                    "{} ({color}): {}",
-                    finished.record.player(color),
-                    finished.record.reason
-                );
-                return Ok(Some(Played::Fault(reason)));
-            }
             let pair = finished.pair;
             let index = finished.game_index;
             let number = 2 * pair + index as u64 + 1;
-            if let (Some(color), Some(fault)) = (finished.record.faulted, &finished.record.fault) {
-                // The PGN says "White disconnects"; the log says why.
-                let _ = self.events.send(Event::Warning(format!(
-                    "game {number}: {} ({color}): {fault}",
-                    finished.record.player(color)
-                )));
+            let stop = !spec.recover && stops_without_recover(&finished.record);
+            let mut fault_text = None;
+            if let Some(color) = finished.record.faulted {
+                // The PGN says "White disconnects"; the log names the game, the position the
+                // engine was asked about and, for a process, why (its last lines).
+                let record = &finished.record;
+                let mut text = format!(
+                    "game {number} ({} vs {}): {} ({color}): {}, in {}",
+                    record.white,
+                    record.black,
+                    record.player(color),
+                    record.reason,
+                    final_fen(record, spec.rules)
+                );
+                if let Some(fault) = &record.fault {
+                    text.push_str(&format!(": {fault}"));
+                }
+                if !stop {
+                    let _ = self.events.send(Event::Warning(text.clone()));
+                }
+                fault_text = Some(text);
             }
             let pgn = game_pgn(spec, &finished.record, number, finished.started_at);
             let json = game_json(&finished.record, number, pair);
@@ -581,7 +636,16 @@ impl Play {
             });
             let slot = self.halves.entry(pair).or_default();
             slot[index] = Some(written);
-            if slot.iter().any(Option::is_none) {
+            let complete = slot.iter().all(Option::is_some);
+            if let (true, Some(text)) = (stop, fault_text) {
+                if !complete {
+                    return Ok(Some(Played::Fault(text)));
+                }
+                // The fault completed its pair: the pair is handed over (the store keeps the
+                // game, a loss for the engine at fault), and the stop comes next.
+                self.stopping = Some(text);
+            }
+            if !complete {
                 continue;
             }
             let [Some(first), Some(second)] = self.halves.remove(&pair).expect("both halves")
@@ -595,6 +659,20 @@ impl Play {
                 games: [first, second],
             }))));
         }
+    }
+
+    /// The games played to the end whose pair is not complete, as the store would keep them,
+    /// in game order: what a match that stops now leaves uncounted.
+    pub fn unfinished(&self) -> Vec<GameRow> {
+        let mut rows: Vec<GameRow> = self
+            .halves
+            .values()
+            .flatten()
+            .flatten()
+            .map(|written| written.row(&self.spec))
+            .collect();
+        rows.sort_by_key(|row| row.game_number);
+        rows
     }
 
     /// Every worker is gone with pairs still missing: one ended without reporting (a panic).

@@ -318,7 +318,7 @@ const FLAGS: &[Flag] = &[
     ),
     ignored(
         "-livepgnout",
-        "the -pgnout file is rewritten as pairs finish",
+        "the -pgnout file is kept current: each pair is appended as it is committed",
     ),
     ignored(
         "-outcomeinterval",
