@@ -558,3 +558,46 @@ fn a_time_loss_shows_its_move_and_whose_time_ran_out() {
     assert!(md.contains("**Time losses**"), "{md}");
     assert!(md.contains("| laggard | "), "{md}");
 }
+
+/// `arbiter report` on a file that is not a store (0 bytes, text, missing) turned it into one:
+/// it exits 2 naming the file and what it is, and leaves it byte for byte as it was, with no
+/// file beside it and no store where none was.
+#[test]
+fn a_report_of_what_is_not_a_store_exits_2_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("empty.db"), "").unwrap();
+    std::fs::write(dir.path().join("notes.db"), "1. e4 e5 2. Nf3 *\n").unwrap();
+    let before: Vec<(String, Vec<u8>)> = ["empty.db", "notes.db"]
+        .iter()
+        .map(|f| (f.to_string(), std::fs::read(dir.path().join(f)).unwrap()))
+        .collect();
+    for (store, expected) in [
+        (
+            "empty.db",
+            "empty.db: not an arbiter database (it is empty)",
+        ),
+        (
+            "notes.db",
+            "notes.db: not a database file (is this the right path?)",
+        ),
+        ("missing.db", "missing.db: no such database file"),
+    ] {
+        let out = arbiter(&["report", "1", "--store", store], dir.path(), &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{store}: {stderr}");
+        assert!(stderr.contains(expected), "{store}: {stderr}");
+    }
+    for (file, bytes) in &before {
+        assert_eq!(
+            &std::fs::read(dir.path().join(file)).unwrap(),
+            bytes,
+            "{file}"
+        );
+    }
+    let mut files: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(files, ["empty.db", "notes.db"], "nothing was created");
+}
