@@ -560,16 +560,28 @@ fn whole(v: &f64) -> String {
 }
 
 /// The lopsided openings (a pair won twice by the same engine), most lopsided at the top: the
-/// first engine's score from each, both games of each pair together, as a bar from the even
-/// 50% (green toward the first engine, red away from it) with the opening's name beside it.
-/// Openings whose pairs were all balanced are left out; the caller says so when none is left.
+/// score from each, both games of each pair together, as a bar from the even 50% (green toward
+/// the engine whose score it is, red away from it) with the opening's name beside it. In a
+/// match the score is the first engine's, named on the axis; in a tournament each row is one
+/// pairing's opening, named `first-second`, and the score is that row's first engine's. Openings
+/// whose pairs were all balanced are left out (the caller says so when none is left); beyond
+/// `shown` rows, a last line says how many more there are.
 pub fn openings(results: &[OpeningResult], shown: usize) -> Result<String, ReportError> {
-    let shown: Vec<&OpeningResult> = results
-        .iter()
-        .filter(|r| r.lopsided > 0)
-        .take(shown)
-        .collect();
-    let n = shown.len().max(1);
+    let lopsided: Vec<&OpeningResult> = results.iter().filter(|r| r.lopsided > 0).collect();
+    let more = lopsided.len().saturating_sub(shown);
+    let shown = &lopsided[..lopsided.len() - more];
+    let one_pairing = lopsided
+        .windows(2)
+        .all(|w| (&w[0].first, &w[0].second) == (&w[1].first, &w[1].second));
+    let x_desc = match lopsided.first() {
+        Some(r) if one_pairing => format!(
+            "{}'s score % against {} (pairs won twice by one engine / pairs)",
+            r.first, r.second
+        ),
+        _ => "score % of the row's first engine (pairs won twice by one engine / pairs)".to_owned(),
+    };
+    let rows = shown.len() + usize::from(more > 0);
+    let n = rows.max(1);
     let height = (n as u32 * 24 + 100).max(220);
     svg(
         "openings",
@@ -580,7 +592,7 @@ pub fn openings(results: &[OpeningResult], shown: usize) -> Result<String, Repor
                 .caption("Lopsided openings", Style::caption())
                 .margin(12)
                 .x_label_area_size(36)
-                .y_label_area_size(200)
+                .y_label_area_size(if one_pairing { 200 } else { 280 })
                 .build_cartesian_2d(0.0..100.0, n as f64..0.0)?;
             // Row i spans i..i+1 from the top; its name sits at its middle.
             let name = |y: &f64| {
@@ -588,15 +600,25 @@ pub fn openings(results: &[OpeningResult], shown: usize) -> Result<String, Repor
                 if (y - i - 0.5).abs() > 0.01 || i < 0.0 {
                     return String::new();
                 }
-                shown
-                    .get(i as usize)
-                    .map(|r| format!("{} ({}/{})", r.opening, r.lopsided, r.pairs))
-                    .unwrap_or_default()
+                let i = i as usize;
+                match shown.get(i) {
+                    Some(r) if one_pairing => {
+                        format!("{} ({}/{})", r.opening, r.lopsided, r.pairs)
+                    }
+                    Some(r) => format!(
+                        "{}-{} {} ({}/{})",
+                        r.first, r.second, r.opening, r.lopsided, r.pairs
+                    ),
+                    None if i == shown.len() && more > 0 => {
+                        format!("+{more} more (report.json has all)")
+                    }
+                    None => String::new(),
+                }
             };
             chart
                 .configure_mesh()
                 .disable_y_mesh()
-                .x_desc("first engine's score % (pairs won twice by one engine / pairs)")
+                .x_desc(x_desc.as_str())
                 .label_style(Style::label())
                 .y_labels(2 * n + 1)
                 .y_label_formatter(&name)
@@ -620,7 +642,7 @@ pub fn openings(results: &[OpeningResult], shown: usize) -> Result<String, Repor
                 )))?;
             }
             chart.draw_series(std::iter::once(PathElement::new(
-                [(50.0, 0.0), (50.0, n as f64)],
+                [(50.0, 0.0), (50.0, shown.len().max(1) as f64)],
                 BLACK.stroke_width(1),
             )))?;
             Ok(())
@@ -1069,6 +1091,8 @@ mod tests {
     fn only_lopsided_openings_are_drawn() {
         let opening = |name: &str, lopsided| OpeningResult {
             opening: name.into(),
+            first: "dev".into(),
+            second: "base".into(),
             pairs: 2,
             points: 2.0 + lopsided as f64,
             lopsided,
@@ -1084,5 +1108,27 @@ mod tests {
         assert!(!svg.contains("a.epd:2"));
         let none = openings(&results[1..2], 16).unwrap();
         assert!(none.contains("data-points=\"0\""));
+    }
+
+    /// 20 lopsided openings and room for 16: the chart says that 4 more are left out.
+    #[test]
+    fn the_openings_chart_says_how_many_more_there_are() {
+        let results: Vec<OpeningResult> = (1..=20)
+            .map(|line| OpeningResult {
+                opening: format!("quick.epd:{line}"),
+                first: "dev".into(),
+                second: "base".into(),
+                pairs: 1,
+                points: 2.0,
+                lopsided: 1,
+            })
+            .collect();
+        let svg = openings(&results, 16).unwrap();
+        assert!(svg.contains("data-points=\"16\""), "{svg}");
+        assert!(svg.contains("+4 more"), "{svg}");
+        assert!(svg.contains("quick.epd:16 (1/1)") && !svg.contains("quick.epd:17 "));
+        assert!(svg.contains("dev&apos;s score % against base"), "{svg}");
+        let all = openings(&results[..16], 16).unwrap();
+        assert!(!all.contains("more"), "{all}");
     }
 }
