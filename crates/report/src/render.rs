@@ -249,10 +249,7 @@ impl Report {
             rows.push(("W / D / L", format!("{w} / {d} / {l}")));
         }
         if let Some(p) = s.results.pentanomial {
-            rows.push((
-                "Pentanomial",
-                format!("[{}, {}, {}, {}, {}]", p[0], p[1], p[2], p[3], p[4]),
-            ));
+            rows.push(("Pentanomial", pentanomial_counts(p)));
         }
         if let (Some(elo), Some([lo, hi])) = (s.results.elo, s.results.elo_ci) {
             rows.push(("Elo", format!("{elo:.2} [{lo:.2}, {hi:.2}]")));
@@ -342,9 +339,7 @@ impl Report {
                     format!("{} / {} / {}", p.wins, p.draws, p.losses),
                 ];
                 if paired {
-                    row.push(p.pentanomial.map_or("-".to_owned(), |c| {
-                        format!("[{}, {}, {}, {}, {}]", c[0], c[1], c[2], c[3], c[4])
-                    }));
+                    row.push(p.pentanomial.map_or("-".to_owned(), pentanomial_counts));
                 }
                 let points = p.wins as f64 + 0.5 * p.draws as f64;
                 row.push(if p.games == 0 {
@@ -542,6 +537,11 @@ padding:12px;color:#222}h1{font-size:1.3em;word-break:break-word}.status{font-we
 table{border-collapse:collapse;margin:8px 0;width:100%}th,td{text-align:left;padding:4px 8px;\
 border-bottom:1px solid #ddd}figure{margin:16px 0}figure svg{width:100%;height:auto}\
 figcaption{font-size:.9em;color:#555}caption{text-align:left;font-weight:bold}";
+
+/// `[LL, LD, DD+WL, DW, WW]` as the tables show them: a match's and each pairing's.
+fn pentanomial_counts(p: [u64; 5]) -> String {
+    format!("[{}, {}, {}, {}, {}]", p[0], p[1], p[2], p[3], p[4])
+}
 
 /// A standings row's cells, as the Markdown and the page both show them.
 fn standings_cells(e: &StandingsRow) -> [String; 6] {
