@@ -155,7 +155,10 @@
 //! Migrations are sqlx's (table `_sqlx_migrations`). Opening a database checks, before changing
 //! anything, that it is arbiter's or empty: a file that is not SQLite is
 //! [`StoreError::NotADatabase`], someone else's database is [`StoreError::NotArbiterDatabase`],
-//! and one written by a newer arbiter is [`StoreError::NewerSchema`]. Migration 3 brought runs
+//! and one written by a newer arbiter is [`StoreError::NewerSchema`]. Where the store must
+//! exist already ([`Store::open_existing`] to resume, [`Store::open_read_only`] for reports), an
+//! empty database (a 0-byte file, an empty schema) is refused too, and that check is made on
+//! read-only connections, so a file that is refused keeps every byte. Migration 3 brought runs
 //! of N engines (`run_engines`, `run_pairings`, the pairing in the keys of `pairs` and `games`,
 //! and the commit order); a file of an older release upgrades in place when it is opened, its
 //! runs becoming one-pairing runs (see the migration's header). Batches and leases for
