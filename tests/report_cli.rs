@@ -273,6 +273,173 @@ fn a_tournament_report_has_standings_and_a_crosstable() {
             "{name} in the standings table"
         );
     }
+
+    // No totals summed over pairings, each counted from its own first engine's side: they are
+    // nobody's score. The results are the standings and each pairing's, as the store keeps it.
+    let s = &json["summary"];
+    for key in ["wins", "draws", "losses"] {
+        assert!(s.get(key).is_none(), "{key}: {s}");
+    }
+    assert!(s["pentanomial"].is_null(), "{s}");
+    assert!(
+        !totals_table(&html).contains("data-field=\"wdl\""),
+        "{html}"
+    );
+    assert!(
+        !report.join("results.svg").exists(),
+        "no summed W/D/L chart"
+    );
+    let pairing_totals = stored_pairing_totals(&dir.path().join("runs.db"));
+    let names = [("a", "b"), ("a", "c"), ("b", "c")];
+    assert_eq!(pairing_totals.len(), names.len());
+    for ((first, second), t) in names.iter().zip(&pairing_totals) {
+        let row = format!(
+            "<td data-field=\"pairing\">{first} vs {second}</td><td data-field=\"games\">{}</td>\
+             <td data-field=\"wdl\">{} / {} / {}</td>",
+            t.wins + t.draws + t.losses,
+            t.wins,
+            t.draws,
+            t.losses
+        );
+        assert!(html.contains(&row), "{row} in {html}");
+        let [ll, ld, dd, dw, ww] = t.pentanomial;
+        assert!(html.contains(&format!("[{ll}, {ld}, {dd}, {dw}, {ww}]")));
+    }
+    // Lopsided openings are per pairing, each scored from its own first engine's side.
+    let openings = json["series"]["openings"].as_array().unwrap();
+    let pairs: u64 = openings.iter().map(|o| o["pairs"].as_u64().unwrap()).sum();
+    assert_eq!(pairs, totals.pairs);
+    for o in openings {
+        let pairing = (o["first"].as_str().unwrap(), o["second"].as_str().unwrap());
+        assert!(names.contains(&pairing), "{o}");
+        assert!(
+            o["pairs"].as_u64().unwrap() <= 2,
+            "one pairing's rounds: {o}"
+        );
+    }
+    // The chart's axis says whose score it is: the one pairing's first engine, or each row's.
+    if let Ok(chart) = std::fs::read_to_string(report.join("openings.svg")) {
+        let chart = chart.replace("&apos;", "'");
+        let lopsided: std::collections::BTreeSet<(&str, &str)> = openings
+            .iter()
+            .filter(|o| o["lopsided"].as_u64() > Some(0))
+            .map(|o| (o["first"].as_str().unwrap(), o["second"].as_str().unwrap()))
+            .collect();
+        let axis = match lopsided.iter().collect::<Vec<_>>().as_slice() {
+            [(first, second)] => format!("{first}'s score % against {second}"),
+            _ => "score % of the row's first engine".to_owned(),
+        };
+        assert!(chart.contains(&axis), "{axis}: {chart}");
+        assert!(!chart.contains("first engine's score"), "{chart}");
+    }
+}
+
+/// The totals table of a report page.
+fn totals_table(html: &str) -> &str {
+    let start = html
+        .find("<table class=\"totals\">")
+        .expect("a totals table");
+    let end = start + html[start..].find("</table>").unwrap();
+    &html[start..end]
+}
+
+/// The store's totals of each pairing of run 1.
+fn stored_pairing_totals(db: &Path) -> Vec<arbiter_store::Totals> {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let store = Store::open_existing(&Location::parse(&db.display().to_string()))
+            .await
+            .unwrap();
+        store.pairing_totals(RunId::new(1)).await.unwrap()
+    })
+}
+
+/// A run without colour-swapped pairs (`-games 1`, as datagen plays) is reported as games: no
+/// pairs count, no pentanomial, and no lopsided openings (the store commits its games two at a
+/// time, but those two are different openings, which the report used to draw as one "pair").
+#[test]
+fn an_unpaired_run_is_reported_as_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = arbiter(
+        &[
+            "-engine",
+            "name=strong",
+            "builtin=staunton",
+            "-engine",
+            "name=weak",
+            "builtin=staunton",
+            "param.knight_mg=200",
+            "param.bishop_mg=200",
+            "-each",
+            "tc=inf",
+            "nodes=200",
+            "hash=0",
+            "-games",
+            "1",
+            "-rounds",
+            "12",
+            "-maxmoves",
+            "40",
+            "-concurrency",
+            "2",
+            "-openings",
+            &format!("file={BOOK}"),
+            "-store",
+            "runs.db",
+        ],
+        dir.path(),
+        &[],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = arbiter(&["report", "1", "--store", "runs.db"], dir.path(), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = dir.path().join("report-1");
+    let html = read(&report.join("index.html"));
+    let totals = totals_table(&html);
+    assert!(
+        totals.contains("<td data-field=\"games\">12 of 12</td>"),
+        "{totals}"
+    );
+    for field in ["pairs", "pentanomial"] {
+        assert!(
+            !totals.contains(&format!("data-field=\"{field}\"")),
+            "{field}: {totals}"
+        );
+    }
+    let md = read(&report.join("summary.md"));
+    assert!(
+        md.contains("| Games | 12 of 12 |") && !md.contains("| Pairs |"),
+        "{md}"
+    );
+    assert!(!report.join("openings.svg").exists());
+    assert!(
+        !html.contains("lopsided") && !html.contains("Lopsided"),
+        "{html}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&read(&report.join("report.json"))).unwrap();
+    assert_eq!(json["series"]["openings"], serde_json::json!([]));
+    let s = &json["summary"];
+    assert!(s["pentanomial"].is_null(), "{s}");
+    assert_eq!(s["games"], 12);
+    assert_eq!(s["games_planned"], 12);
+    assert_eq!(s["model"], "trinomial");
+    let (t, _) = store_counts(&dir.path().join("runs.db"));
+    assert_eq!(
+        [&s["wins"], &s["draws"], &s["losses"]].map(|v| v.as_u64()),
+        [t.wins, t.draws, t.losses].map(Some)
+    );
+    let results = read(&report.join("results.svg"));
+    assert!(!results.contains("DD+WL"), "{results}");
 }
 
 /// Each stored game's JSON record, as the store returns them.
@@ -550,11 +717,57 @@ fn a_time_loss_shows_its_move_and_whose_time_ran_out() {
     let html = read(&report.join("index.html"));
     assert!(html.contains("<caption>Time losses</caption>"), "{html}");
     assert!(
-        html.contains("<td>laggard</td>") && html.contains("<td>400 ms</td>"),
+        html.contains("<td data-field=\"lostontime\">laggard</td>")
+            && html.contains("<td data-field=\"searchreported\">400 ms</td>"),
         "{html}"
     );
-    assert!(html.contains("<td>its reported search alone overran the clock</td>"));
+    assert!(html.contains(
+        "<td data-field=\"wherethetimewent\">its reported search alone overran the clock</td>"
+    ));
     let md = read(&report.join("summary.md"));
     assert!(md.contains("**Time losses**"), "{md}");
     assert!(md.contains("| laggard | "), "{md}");
+}
+
+/// `arbiter report` on a file that is not a store (0 bytes, text, missing) turned it into one:
+/// it exits 2 naming the file and what it is, and leaves it byte for byte as it was, with no
+/// file beside it and no store where none was.
+#[test]
+fn a_report_of_what_is_not_a_store_exits_2_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("empty.db"), "").unwrap();
+    std::fs::write(dir.path().join("notes.db"), "1. e4 e5 2. Nf3 *\n").unwrap();
+    let before: Vec<(String, Vec<u8>)> = ["empty.db", "notes.db"]
+        .iter()
+        .map(|f| (f.to_string(), std::fs::read(dir.path().join(f)).unwrap()))
+        .collect();
+    for (store, expected) in [
+        (
+            "empty.db",
+            "empty.db: not an arbiter database (it is empty)",
+        ),
+        (
+            "notes.db",
+            "notes.db: not a database file (is this the right path?)",
+        ),
+        ("missing.db", "missing.db: no such database file"),
+    ] {
+        let out = arbiter(&["report", "1", "--store", store], dir.path(), &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{store}: {stderr}");
+        assert!(stderr.contains(expected), "{store}: {stderr}");
+    }
+    for (file, bytes) in &before {
+        assert_eq!(
+            &std::fs::read(dir.path().join(file)).unwrap(),
+            bytes,
+            "{file}"
+        );
+    }
+    let mut files: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(files, ["empty.db", "notes.db"], "nothing was created");
 }

@@ -206,8 +206,37 @@ fn a_gauntlet_plays_its_seeds_against_the_field() {
             .collect();
     assert_eq!(per_pairing, expected, "the seeds a and b never meet");
 
+    // The summary's results are the standings and each pairing's, as the store keeps them:
+    // no W/D/L or pentanomial summed over pairings that each count from their own first
+    // engine's side (`W / D / L 60 / 3 / 45` was nobody's score).
+    let raw: serde_json::Value = serde_json::from_str(stdout.trim()).expect(&stdout);
+    for key in ["wins", "draws", "losses"] {
+        assert!(raw.get(key).is_none(), "{key}: {raw}");
+    }
+    assert!(
+        raw["pentanomial"].is_null() && raw["elo"].is_null(),
+        "{raw}"
+    );
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let pairing_totals = runtime.block_on(async {
+        let location = Location::parse(&dir.path().join("runs.db").display().to_string());
+        let store = Store::open_existing(&location).await.unwrap();
+        let run = store.runs().await.unwrap().pop().unwrap();
+        store.pairing_totals(run.id).await.unwrap()
+    });
     let summary: RunSummary = serde_json::from_str(stdout.trim()).expect(&stdout);
     assert_eq!(summary.results.games, 16);
+    let rows = &summary.standings.as_ref().unwrap().pairings;
+    assert_eq!(rows.len(), pairing_totals.len());
+    for (row, t) in rows.iter().zip(&pairing_totals) {
+        assert_eq!(
+            (row.wins, row.draws, row.losses, row.pentanomial),
+            (t.wins, t.draws, t.losses, Some(t.pentanomial)),
+            "{}-{}",
+            row.first_name,
+            row.second_name
+        );
+    }
     let standings = summary.standings.expect("standings in the summary");
     let value = serde_json::to_value(&standings).unwrap();
     let text = value.to_string();

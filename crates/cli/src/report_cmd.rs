@@ -77,8 +77,9 @@ enum Loaded {
 
 async fn load(args: &ReportArgs) -> anyhow::Result<Loaded> {
     let location = &args.store;
-    // A mistyped path must not become an empty database.
-    let store = Store::open_existing(&Location::parse(location))
+    // A report reads: a mistyped path, an empty file or another program's database must not
+    // become a store, and a store is not written to.
+    let store = Store::open_read_only(&Location::parse(location))
         .await
         .with_context(|| format!("open the store {location}"))?;
     let key = &args.run;

@@ -210,7 +210,17 @@ pub fn line_chart(spec: &LineChart) -> Result<String, ReportError> {
     };
     let points = series().map(|(l, _)| l.points.len()).sum();
     let drawn: usize = series().map(|(_, d)| d.len()).sum();
-    let svg = svg(spec.name, Style::SIZE, Some(points), |root| {
+    let legend = Legend::new(
+        spec.lines
+            .iter()
+            .filter(|l| !l.name.is_empty())
+            .map(|l| (l.name.clone(), l.ink.colour(), l.ink.width())),
+    );
+    let size = (Style::SIZE.0, Style::SIZE.1 + legend.height());
+    let svg = svg(spec.name, size, Some(points), |whole_area| {
+        let (plot, below) = whole_area.split_vertically(Style::SIZE.1);
+        legend.draw(&below)?;
+        let root = &plot;
         let xs = || lines.iter().flat_map(|(_, d)| d.iter().map(|p| p.0));
         let x_min = xs().chain(keep.iter().copied()).fold(0.0, f64::min);
         let x_max = xs().chain(keep.iter().copied()).fold(x_min + 1.0, f64::max);
@@ -252,16 +262,10 @@ pub fn line_chart(spec: &LineChart) -> Result<String, ReportError> {
         mesh.draw()?;
         let clamp = |v: f64| v.clamp(y.start, y.end);
         for (line, drawn) in &lines {
-            let colour = line.ink.colour();
-            let drawn = chart.draw_series(LineSeries::new(
+            chart.draw_series(LineSeries::new(
                 drawn.iter().map(|&(x, v)| (x, clamp(v))),
-                colour.stroke_width(line.ink.width()),
+                line.ink.colour().stroke_width(line.ink.width()),
             ))?;
-            if !line.name.is_empty() {
-                drawn
-                    .label(line.name.clone())
-                    .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], colour));
-            }
         }
         for mark in &spec.marks {
             let colour = match mark.ink {
@@ -289,19 +293,79 @@ pub fn line_chart(spec: &LineChart) -> Result<String, ReportError> {
                 EmptyElement::at(at) + Text::new(mark.label.clone(), (-8, -6), label),
             ))?;
         }
-        if lines.iter().any(|(l, _)| !l.name.is_empty()) {
-            chart
-                .configure_series_labels()
-                .label_font(Style::label())
-                .border_style(Style::GRID)
-                .background_style(WHITE.mix(0.8))
-                .position(SeriesLabelPosition::UpperLeft)
-                .draw()?;
-        }
         Ok(())
     })?;
     let name = format!("data-chart=\"{}\"", spec.name);
     Ok(svg.replacen(&name, &format!("{name} data-drawn=\"{drawn}\""), 1))
+}
+
+/// A chart's legend, drawn in a band below its plot, where it covers no data: inside the plot,
+/// any corner covered the start of an Elo path or of a tuned parameter's trace (which start
+/// where their intervals are widest or their bounds are), or their ends. The entries flow in
+/// rows across the chart's width.
+struct Legend {
+    /// Each entry's text, ink and stroke width, and its place (x in pixels from the left, row).
+    entries: Vec<(String, RGBColor, u32, i32, usize)>,
+    rows: usize,
+}
+
+impl Legend {
+    /// Where the entries start, under the plot's left edge.
+    const LEFT: i32 = 60;
+    const ROW: u32 = 18;
+    /// The sample line's length, and the room after an entry's text.
+    const SAMPLE: i32 = 16;
+    const GAP: i32 = 24;
+
+    fn new(entries: impl Iterator<Item = (String, RGBColor, u32)>) -> Legend {
+        let right = Style::SIZE.0 as i32 - 12;
+        let (mut x, mut row) = (Self::LEFT, 0);
+        let mut placed = Vec::new();
+        for (text, colour, width) in entries {
+            let w = Self::SAMPLE + 6 + Self::text_width(&text);
+            if x > Self::LEFT && x + w > right {
+                x = Self::LEFT;
+                row += 1;
+            }
+            placed.push((text, colour, width, x, row));
+            x += w + Self::GAP;
+        }
+        let rows = if placed.is_empty() { 0 } else { row + 1 };
+        Legend {
+            entries: placed,
+            rows,
+        }
+    }
+
+    /// About the width of the label font's text: plotters' SVG backend has no font metrics.
+    fn text_width(text: &str) -> i32 {
+        (text.chars().count() as f64 * 6.6).ceil() as i32
+    }
+
+    /// The band's height in pixels; none without entries.
+    fn height(&self) -> u32 {
+        match self.rows {
+            0 => 0,
+            rows => rows as u32 * Self::ROW + 8,
+        }
+    }
+
+    fn draw(&self, area: &Area<'_>) -> Drawn {
+        let label = Style::label().pos(Pos::new(HPos::Left, VPos::Center));
+        for (text, colour, width, x, row) in &self.entries {
+            let y = (*row as u32 * Self::ROW + Self::ROW / 2) as i32;
+            area.draw(&PathElement::new(
+                [(*x, y), (x + Self::SAMPLE, y)],
+                colour.stroke_width(*width),
+            ))?;
+            area.draw(&Text::new(
+                text.clone(),
+                (x + Self::SAMPLE + 6, y),
+                label.clone(),
+            ))?;
+        }
+        Ok(())
+    }
 }
 
 /// At most about `most` of `points` with the line's shape: the first and last, each bucket's
@@ -560,16 +624,28 @@ fn whole(v: &f64) -> String {
 }
 
 /// The lopsided openings (a pair won twice by the same engine), most lopsided at the top: the
-/// first engine's score from each, both games of each pair together, as a bar from the even
-/// 50% (green toward the first engine, red away from it) with the opening's name beside it.
-/// Openings whose pairs were all balanced are left out; the caller says so when none is left.
+/// score from each, both games of each pair together, as a bar from the even 50% (green toward
+/// the engine whose score it is, red away from it) with the opening's name beside it. In a
+/// match the score is the first engine's, named on the axis; in a tournament each row is one
+/// pairing's opening, named `first-second`, and the score is that row's first engine's. Openings
+/// whose pairs were all balanced are left out (the caller says so when none is left); beyond
+/// `shown` rows, a last line says how many more there are.
 pub fn openings(results: &[OpeningResult], shown: usize) -> Result<String, ReportError> {
-    let shown: Vec<&OpeningResult> = results
-        .iter()
-        .filter(|r| r.lopsided > 0)
-        .take(shown)
-        .collect();
-    let n = shown.len().max(1);
+    let lopsided: Vec<&OpeningResult> = results.iter().filter(|r| r.lopsided > 0).collect();
+    let more = lopsided.len().saturating_sub(shown);
+    let shown = &lopsided[..lopsided.len() - more];
+    let one_pairing = lopsided
+        .windows(2)
+        .all(|w| (&w[0].first, &w[0].second) == (&w[1].first, &w[1].second));
+    let x_desc = match lopsided.first() {
+        Some(r) if one_pairing => format!(
+            "{}'s score % against {} (pairs won twice by one engine / pairs)",
+            r.first, r.second
+        ),
+        _ => "score % of the row's first engine (pairs won twice by one engine / pairs)".to_owned(),
+    };
+    let rows = shown.len() + usize::from(more > 0);
+    let n = rows.max(1);
     let height = (n as u32 * 24 + 100).max(220);
     svg(
         "openings",
@@ -580,7 +656,7 @@ pub fn openings(results: &[OpeningResult], shown: usize) -> Result<String, Repor
                 .caption("Lopsided openings", Style::caption())
                 .margin(12)
                 .x_label_area_size(36)
-                .y_label_area_size(200)
+                .y_label_area_size(if one_pairing { 200 } else { 280 })
                 .build_cartesian_2d(0.0..100.0, n as f64..0.0)?;
             // Row i spans i..i+1 from the top; its name sits at its middle.
             let name = |y: &f64| {
@@ -588,15 +664,25 @@ pub fn openings(results: &[OpeningResult], shown: usize) -> Result<String, Repor
                 if (y - i - 0.5).abs() > 0.01 || i < 0.0 {
                     return String::new();
                 }
-                shown
-                    .get(i as usize)
-                    .map(|r| format!("{} ({}/{})", r.opening, r.lopsided, r.pairs))
-                    .unwrap_or_default()
+                let i = i as usize;
+                match shown.get(i) {
+                    Some(r) if one_pairing => {
+                        format!("{} ({}/{})", r.opening, r.lopsided, r.pairs)
+                    }
+                    Some(r) => format!(
+                        "{}-{} {} ({}/{})",
+                        r.first, r.second, r.opening, r.lopsided, r.pairs
+                    ),
+                    None if i == shown.len() && more > 0 => {
+                        format!("+{more} more (report.json has all)")
+                    }
+                    None => String::new(),
+                }
             };
             chart
                 .configure_mesh()
                 .disable_y_mesh()
-                .x_desc("first engine's score % (pairs won twice by one engine / pairs)")
+                .x_desc(x_desc.as_str())
                 .label_style(Style::label())
                 .y_labels(2 * n + 1)
                 .y_label_formatter(&name)
@@ -620,7 +706,7 @@ pub fn openings(results: &[OpeningResult], shown: usize) -> Result<String, Repor
                 )))?;
             }
             chart.draw_series(std::iter::once(PathElement::new(
-                [(50.0, 0.0), (50.0, n as f64)],
+                [(50.0, 0.0), (50.0, shown.len().max(1) as f64)],
                 BLACK.stroke_width(1),
             )))?;
             Ok(())
@@ -746,7 +832,16 @@ fn decades(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
 /// number out of book, with its base (and the time-trouble line) when it had a clock.
 pub fn move_times(lines: &[MoveTimes]) -> Result<String, ReportError> {
     let moves: u64 = lines.iter().map(|l| l.moves).sum();
-    svg("time", Style::SIZE, Some(moves as usize), |root| {
+    let legend = Legend::new(
+        lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (l.engine.clone(), Style::engine(i), 2)),
+    );
+    let size = (Style::SIZE.0, Style::SIZE.1 + legend.height());
+    svg("time", size, Some(moves as usize), |whole_area| {
+        let (root, below) = whole_area.split_vertically(Style::SIZE.1);
+        legend.draw(&below)?;
         let (left, right) = root.split_horizontally(Style::SIZE.0 / 2);
         let x_max = lines
             .iter()
@@ -804,9 +899,7 @@ pub fn move_times(lines: &[MoveTimes]) -> Result<String, ReportError> {
                     .iter()
                     .map(|p| (f64::from(p.move_number), p.median_ms)),
                 colour.stroke_width(2),
-            ))?
-            .label(line.engine.clone())
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], colour));
+            ))?;
             clock.draw_series(LineSeries::new(
                 line.points
                     .iter()
@@ -828,12 +921,6 @@ pub fn move_times(lines: &[MoveTimes]) -> Result<String, ReportError> {
                 }
             }
         }
-        used.configure_series_labels()
-            .label_font(Style::label())
-            .border_style(Style::GRID)
-            .background_style(WHITE.mix(0.8))
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()?;
         Ok(())
     })
 }
@@ -1064,11 +1151,89 @@ mod tests {
         assert!(svg.len() < 200_000, "{} bytes", svg.len());
     }
 
+    /// The `<text>` element showing `text` exactly: its x and y and its width estimate.
+    fn text_at(svg: &str, text: &str) -> (f64, f64) {
+        let end = svg
+            .find(&format!(">\n{text}\n</text>"))
+            .unwrap_or_else(|| panic!("{text} in {svg}"));
+        let start = svg[..end].rfind("<text").unwrap();
+        let element = &svg[start..end];
+        let number = |attribute: &str| -> f64 {
+            let from = element.find(&format!(" {attribute}=\"")).unwrap() + attribute.len() + 3;
+            let len = element[from..].find('"').unwrap();
+            element[from..from + len].parse().unwrap()
+        };
+        (number("x"), number("y"))
+    }
+
+    /// The legends of the Elo, LLR and SPSA charts covered the start of their lines (upper left,
+    /// inside the plot): each entry is now below the plot area, and entries do not overlap.
+    #[test]
+    fn legends_sit_below_the_plot_and_apart() {
+        let names: Vec<String> = (0..9).map(|i| format!("parameter_{i}_mg")).collect();
+        let spec = LineChart {
+            name: "trace",
+            title: "Parameters".into(),
+            x_label: "pairs".into(),
+            y_label: "value".into(),
+            lines: names
+                .iter()
+                .enumerate()
+                .map(|(i, name)| Line::new(name.clone(), Ink::Series(i), zigzag()[..50].to_vec()))
+                .chain([Line::level("", Ink::Reference, 0.0, 0.0..50.0)])
+                .collect(),
+            marks: Vec::new(),
+            y_range: None,
+        };
+        let svg = line_chart(&spec).unwrap();
+        let plot_bottom = f64::from(Style::SIZE.1);
+        let mut placed: Vec<(f64, f64, &str)> = Vec::new();
+        for name in &names {
+            let (x, y) = text_at(&svg, name);
+            assert!(y > plot_bottom, "{name} at y {y}, inside the plot");
+            for (other_x, other_y, other) in &placed {
+                let apart = (y - other_y).abs() >= 12.0
+                    || (x - other_x).abs() >= f64::from(Legend::text_width(other));
+                assert!(apart, "{name} over {other}");
+            }
+            placed.push((x, y, name));
+        }
+        let rows = placed
+            .iter()
+            .map(|p| p.1 as i64)
+            .collect::<std::collections::BTreeSet<_>>();
+        assert!(rows.len() > 1, "nine entries take more than one row");
+        let height = |svg: &str| -> u32 {
+            let from = svg.find("height=\"").unwrap() + 8;
+            svg[from..from + svg[from..].find('"').unwrap()]
+                .parse()
+                .unwrap()
+        };
+        assert_eq!(
+            height(&svg),
+            Style::SIZE.1 + Legend::new(names.iter().map(|n| (n.clone(), BLACK, 1))).height()
+        );
+
+        // The Elo chart's legend, likewise.
+        let points: Vec<EloPoint> = (1..=20)
+            .map(|i| EloPoint {
+                games: 2 * i,
+                elo: 10.0,
+                lower: -200.0 / i as f64,
+                upper: 200.0 / i as f64,
+            })
+            .collect();
+        let elo = elo(&points, None).unwrap();
+        assert!(text_at(&elo, "95% interval").1 > plot_bottom);
+    }
+
     /// Only openings with a pair won twice by one engine are drawn.
     #[test]
     fn only_lopsided_openings_are_drawn() {
         let opening = |name: &str, lopsided| OpeningResult {
             opening: name.into(),
+            first: "dev".into(),
+            second: "base".into(),
             pairs: 2,
             points: 2.0 + lopsided as f64,
             lopsided,
@@ -1084,5 +1249,27 @@ mod tests {
         assert!(!svg.contains("a.epd:2"));
         let none = openings(&results[1..2], 16).unwrap();
         assert!(none.contains("data-points=\"0\""));
+    }
+
+    /// 20 lopsided openings and room for 16: the chart says that 4 more are left out.
+    #[test]
+    fn the_openings_chart_says_how_many_more_there_are() {
+        let results: Vec<OpeningResult> = (1..=20)
+            .map(|line| OpeningResult {
+                opening: format!("quick.epd:{line}"),
+                first: "dev".into(),
+                second: "base".into(),
+                pairs: 1,
+                points: 2.0,
+                lopsided: 1,
+            })
+            .collect();
+        let svg = openings(&results, 16).unwrap();
+        assert!(svg.contains("data-points=\"16\""), "{svg}");
+        assert!(svg.contains("+4 more"), "{svg}");
+        assert!(svg.contains("quick.epd:16 (1/1)") && !svg.contains("quick.epd:17 "));
+        assert!(svg.contains("dev&apos;s score % against base"), "{svg}");
+        let all = openings(&results[..16], 16).unwrap();
+        assert!(!all.contains("more"), "{all}");
     }
 }

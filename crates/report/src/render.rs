@@ -62,7 +62,11 @@ pub struct Summary {
     pub tournament: String,
     /// None while the run is in progress.
     pub verdict: Option<RunOutcome>,
+    /// Played in colour-swapped pairs. Unpaired (`games = 1`, datagen), the store still commits
+    /// games two at a time, but those units are no pairs: the report counts games only.
+    pub paired: bool,
     pub pairs_planned: u64,
+    pub games_planned: u64,
     /// The counts and their statistics, as the run's summary record gives them.
     #[serde(flatten)]
     pub results: RunResults,
@@ -220,29 +224,32 @@ impl Report {
         (title, status)
     }
 
-    /// The rows of the totals table: (what, value).
+    /// The rows of the totals table: (what, value). A tournament's are its size and progress
+    /// only: its results are the standings and the pairings' table.
     pub(crate) fn rows(&self) -> Vec<(&'static str, String)> {
         let s = &self.summary;
-        let mut rows = vec![
-            ("Engines", s.engines.join(" vs ")),
-            (
+        let engines = match self.standings {
+            Some(_) => s.engines.join(", "),
+            None => s.engines.join(" vs "),
+        };
+        let mut rows = vec![("Engines", engines)];
+        if s.paired {
+            rows.push((
                 "Pairs",
                 format!("{} of {}", s.results.pairs, s.pairs_planned),
-            ),
-            ("Games", s.results.games.to_string()),
-            (
-                "W / D / L",
-                format!(
-                    "{} / {} / {}",
-                    s.results.wins, s.results.draws, s.results.losses
-                ),
-            ),
-        ];
-        if let Some(p) = s.results.pentanomial {
-            rows.push((
-                "Pentanomial",
-                format!("[{}, {}, {}, {}, {}]", p[0], p[1], p[2], p[3], p[4]),
             ));
+            rows.push(("Games", s.results.games.to_string()));
+        } else {
+            rows.push((
+                "Games",
+                format!("{} of {}", s.results.games, s.games_planned),
+            ));
+        }
+        if let [Some(w), Some(d), Some(l)] = [s.results.wins, s.results.draws, s.results.losses] {
+            rows.push(("W / D / L", format!("{w} / {d} / {l}")));
+        }
+        if let Some(p) = s.results.pentanomial {
+            rows.push(("Pentanomial", pentanomial_counts(p)));
         }
         if let (Some(elo), Some([lo, hi])) = (s.results.elo, s.results.elo_ci) {
             rows.push(("Elo", format!("{elo:.2} [{lo:.2}, {hi:.2}]")));
@@ -280,7 +287,7 @@ impl Report {
     }
 
     /// The time losses table: a header and one row per flagged move.
-    fn time_loss_rows(&self) -> Option<([&'static str; 6], Vec<[String; 6]>)> {
+    fn time_loss_table(&self) -> Option<Table> {
         let losses = &self.series.time_losses;
         if losses.is_empty() {
             return None;
@@ -289,7 +296,7 @@ impl Report {
         let rows = losses
             .iter()
             .map(|l| {
-                [
+                vec![
                     l.game.to_string(),
                     l.engine.clone(),
                     ms(Some(l.move_ms)),
@@ -299,7 +306,7 @@ impl Report {
                 ]
             })
             .collect();
-        let header = [
+        let header = vec![
             "Game",
             "Lost on time",
             "Move took",
@@ -307,7 +314,51 @@ impl Report {
             "Clock after",
             "Where the time went",
         ];
-        Some((header, rows))
+        Some(Table {
+            class: "time-losses",
+            caption: "Time losses",
+            header,
+            rows,
+        })
+    }
+
+    /// A tournament's results pairing by pairing, each from its first engine's side (the
+    /// pentanomial counts when it was played in pairs).
+    fn pairings_table(&self) -> Option<Table> {
+        let s = self.standings.as_ref()?;
+        let paired = s.model == "pentanomial";
+        let mut header = vec!["Pairing", "Games", "W / D / L"];
+        if paired {
+            header.push("Pentanomial");
+        }
+        header.push("Score of the first");
+        let rows = s
+            .pairings
+            .iter()
+            .map(|p| {
+                let mut row = vec![
+                    format!("{} vs {}", p.first_name, p.second_name),
+                    p.games.to_string(),
+                    format!("{} / {} / {}", p.wins, p.draws, p.losses),
+                ];
+                if paired {
+                    row.push(p.pentanomial.map_or("-".to_owned(), pentanomial_counts));
+                }
+                let points = p.wins as f64 + 0.5 * p.draws as f64;
+                row.push(if p.games == 0 {
+                    "-".to_owned()
+                } else {
+                    format!("{:.1}%", 100.0 * points / p.games as f64)
+                });
+                row
+            })
+            .collect();
+        Some(Table {
+            class: "pairings",
+            caption: "Pairings (each from its first engine's side)",
+            header,
+            rows,
+        })
     }
 
     /// What the page says where a chart would have nothing to show.
@@ -343,22 +394,17 @@ impl Report {
             }
         }
         md.push('\n');
+        if let Some(table) = self.pairings_table() {
+            table.markdown(&mut md);
+        }
         for note in self.notes() {
             let _ = writeln!(md, "{note}\n");
         }
         for chart in &self.charts {
             let _ = writeln!(md, "![{}]({}.svg)\n", chart.title, chart.name);
         }
-        if let Some((header, rows)) = self.time_loss_rows() {
-            let _ = write!(
-                md,
-                "**Time losses**\n\n| {} |\n|{}\n",
-                header.join(" | "),
-                "---|".repeat(header.len())
-            );
-            for row in rows {
-                let _ = writeln!(md, "| {} |", row.join(" | "));
-            }
+        if let Some(table) = self.time_loss_table() {
+            table.markdown(&mut md);
         }
         md
     }
@@ -383,6 +429,9 @@ impl Report {
             }
             html.push_str("</table>\n");
         }
+        if let Some(table) = self.pairings_table() {
+            table.html(&mut html);
+        }
         for note in self.notes() {
             let _ = writeln!(html, "<p class=\"note\">{}</p>", escape(&note));
         }
@@ -393,25 +442,62 @@ impl Report {
                 chart.name, chart.svg, chart.title
             );
         }
-        if let Some((header, rows)) = self.time_loss_rows() {
-            let cells = |tag: &str, row: &[String]| -> String {
-                row.iter()
-                    .map(|c| format!("<{tag}>{}</{tag}>", escape(c)))
-                    .collect()
-            };
-            let header: Vec<String> = header.iter().map(|h| (*h).to_owned()).collect();
-            let _ = writeln!(
-                html,
-                "<table class=\"time-losses\">\n<caption>Time losses</caption>\n<tr>{}</tr>",
-                cells("th", &header)
-            );
-            for row in rows {
-                let _ = writeln!(html, "<tr>{}</tr>", cells("td", &row));
-            }
-            html.push_str("</table>\n");
+        if let Some(table) = self.time_loss_table() {
+            table.html(&mut html);
         }
         html.push_str("</body>\n</html>\n");
         html
+    }
+}
+
+/// A table of the page and the Markdown below the charts' summary: the pairings of a
+/// tournament, the time losses.
+struct Table {
+    /// The HTML table's class, for styles and tests.
+    class: &'static str,
+    caption: &'static str,
+    header: Vec<&'static str>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    fn markdown(&self, md: &mut String) {
+        let _ = write!(
+            md,
+            "**{}**\n\n| {} |\n|{}\n",
+            self.caption,
+            self.header.join(" | "),
+            "---|".repeat(self.header.len())
+        );
+        for row in &self.rows {
+            let cells: Vec<String> = row.iter().map(|c| c.replace('|', "\\|")).collect();
+            let _ = writeln!(md, "| {} |", cells.join(" | "));
+        }
+        md.push('\n');
+    }
+
+    /// Each cell named by its column ([`field`]), as the totals table's are.
+    fn html(&self, html: &mut String) {
+        let header: String = self
+            .header
+            .iter()
+            .map(|h| format!("<th>{}</th>", escape(h)))
+            .collect();
+        let _ = writeln!(
+            html,
+            "<table class=\"{}\">\n<caption>{}</caption>\n<tr>{header}</tr>",
+            self.class,
+            escape(self.caption)
+        );
+        for row in &self.rows {
+            let cells: String = row
+                .iter()
+                .zip(&self.header)
+                .map(|(c, h)| format!("<td data-field=\"{}\">{}</td>", field(h), escape(c)))
+                .collect();
+            let _ = writeln!(html, "<tr>{cells}</tr>");
+        }
+        html.push_str("</table>\n");
     }
 }
 
@@ -454,6 +540,11 @@ padding:12px;color:#222}h1{font-size:1.3em;word-break:break-word}.status{font-we
 table{border-collapse:collapse;margin:8px 0;width:100%}th,td{text-align:left;padding:4px 8px;\
 border-bottom:1px solid #ddd}figure{margin:16px 0}figure svg{width:100%;height:auto}\
 figcaption{font-size:.9em;color:#555}caption{text-align:left;font-weight:bold}";
+
+/// `[LL, LD, DD+WL, DW, WW]` as the tables show them: a match's and each pairing's.
+fn pentanomial_counts(p: [u64; 5]) -> String {
+    format!("[{}, {}, {}, {}, {}]", p[0], p[1], p[2], p[3], p[4])
+}
 
 /// A standings row's cells, as the Markdown and the page both show them; an engine without
 /// games has no rating, `-`, as in the console's table.
@@ -535,7 +626,9 @@ fn summary(data: &RunData) -> Summary {
             RunState::Finished { verdict } => Some(verdict),
             RunState::Running => None,
         },
+        paired: data.paired,
         pairs_planned: data.run.pairs_planned(),
+        games_planned: 2 * data.run.pairs_planned(),
         results: RunResults::of(totals, data.paired, tournament, status),
         sprt_bounds: data.sprt.as_ref().map(|s| [s.elo0(), s.elo1()]),
         sprt_alpha: data.sprt.as_ref().map(|s| s.alpha()),
@@ -578,18 +671,23 @@ fn charts_of(
             charts::crosstable(&s.crosstable)?,
         );
     }
-    add(
-        "results",
-        "Pentanomial pairs and W/D/L",
-        charts::results(
-            summary.results.pentanomial,
-            [
-                summary.results.wins,
-                summary.results.draws,
-                summary.results.losses,
-            ],
-        )?,
-    );
+    // A tournament's W/D/L are each pairing's, in its table and the crosstable.
+    if let [Some(w), Some(d), Some(l)] = [
+        summary.results.wins,
+        summary.results.draws,
+        summary.results.losses,
+    ] {
+        let title = if summary.results.pentanomial.is_some() {
+            "Pentanomial pairs and W/D/L"
+        } else {
+            "W/D/L"
+        };
+        add(
+            "results",
+            title,
+            charts::results(summary.results.pentanomial, [w, d, l])?,
+        );
+    }
     add(
         "games",
         "Terminations and game lengths",

@@ -179,25 +179,34 @@ pub fn plies_bin_width(longest: u32) -> u32 {
     (longest.div_ceil(30).div_ceil(2) * 2).max(2)
 }
 
-/// One opening's pairs, from each pairing's first engine's side.
+/// One opening's pairs in one pairing, from the pairing's first engine's side.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct OpeningResult {
     pub opening: String,
+    /// The pairing's engines: `points` are `first`'s.
+    pub first: String,
+    pub second: String,
     /// Complete pairs (both games) played from it.
     pub pairs: u64,
-    /// The first engines' points over those pairs' games.
+    /// `first`'s points over those pairs' games.
     pub points: f64,
     /// Pairs one engine won with both colours: the line, not the colour, decided them.
     pub lopsided: u64,
 }
 
-/// Per-opening results over complete pairs (both colours of a pair together), the most
-/// lopsided lines first: those with the most pairs won twice by the same engine, then the
-/// furthest from an even score.
+/// Per-opening results over complete pairs (both colours of a pair together), one for each
+/// pairing that played the opening (a tournament's pairings are scored each from its own first
+/// engine's side, so they are not added up), the most lopsided lines first: those with the most
+/// pairs won twice by the same engine, then the furthest from an even score, then in book
+/// order ([`book_order`]). An unpaired run has none: its two games of a unit are two different
+/// openings, and a single game says nothing of a line's balance.
 pub fn openings(data: &RunData) -> Vec<OpeningResult> {
-    let mut by_opening: BTreeMap<&str, OpeningResult> = BTreeMap::new();
+    if !data.paired {
+        return Vec::new();
+    }
+    let mut by_opening: BTreeMap<(u32, &str), OpeningResult> = BTreeMap::new();
     for ((pairing, _), games) in data.games_by_pair() {
-        let Some((first, _)) = data.pairing_names(pairing) else {
+        let Some((first, second)) = data.pairing_names(pairing) else {
             continue;
         };
         let [a, b] = games.as_slice() else {
@@ -207,9 +216,11 @@ pub fn openings(data: &RunData) -> Vec<OpeningResult> {
             continue;
         };
         let entry = by_opening
-            .entry(a.opening.as_str())
+            .entry((pairing, a.opening.as_str()))
             .or_insert_with(|| OpeningResult {
                 opening: a.opening.clone(),
+                first: first.to_owned(),
+                second: second.to_owned(),
                 pairs: 0,
                 points: 0.0,
                 lopsided: 0,
@@ -226,9 +237,46 @@ pub fn openings(data: &RunData) -> Vec<OpeningResult> {
         b.lopsided
             .cmp(&a.lopsided)
             .then_with(|| imbalance(b).total_cmp(&imbalance(a)))
-            .then_with(|| a.opening.cmp(&b.opening))
+            .then_with(|| book_order(&a.opening, &b.opening))
+            .then_with(|| (&a.first, &a.second).cmp(&(&b.first, &b.second)))
     });
     results
+}
+
+/// Book lines in the book's order: by file, then by line number (`quick.epd:3` before
+/// `quick.epd:10`, which text order puts first); any other run of digits (`#12`, a file's
+/// number) also compares as a number.
+pub fn book_order(a: &str, b: &str) -> std::cmp::Ordering {
+    /// The text as runs of digits (as numbers) and runs of anything else.
+    fn chunks(text: &str) -> impl Iterator<Item = (bool, &str)> {
+        let mut rest = text;
+        std::iter::from_fn(move || {
+            let digits = rest.chars().next()?.is_ascii_digit();
+            let end = rest
+                .find(|c: char| c.is_ascii_digit() != digits)
+                .unwrap_or(rest.len());
+            let (chunk, tail) = rest.split_at(end);
+            rest = tail;
+            Some((digits, chunk))
+        })
+    }
+    let mut left = chunks(a);
+    let mut right = chunks(b);
+    loop {
+        let order = match (left.next(), right.next()) {
+            (None, None) => return a.cmp(b),
+            (None, Some(_)) => return std::cmp::Ordering::Less,
+            (Some(_), None) => return std::cmp::Ordering::Greater,
+            (Some((true, x)), Some((true, y))) => {
+                let (x, y) = (x.trim_start_matches('0'), y.trim_start_matches('0'));
+                x.len().cmp(&y.len()).then_with(|| x.cmp(y))
+            }
+            (Some((_, x)), Some((_, y))) => x.cmp(y),
+        };
+        if order.is_ne() {
+            return order;
+        }
+    }
 }
 
 /// An engine's median time per move and clock left at one of its move numbers.
@@ -568,6 +616,48 @@ mod tests {
             flagged: None,
             flagged_move: None,
         }
+    }
+
+    /// Book lines sort by file, then by line number, as an independent reading of `file:line`
+    /// orders them; `quick.epd:10` was put before `quick.epd:3`.
+    #[test]
+    fn book_lines_sort_by_file_then_line_number() {
+        let mut lines = vec![
+            "quick.epd:10",
+            "quick.epd:3",
+            "a.epd:20",
+            "quick.epd:1",
+            "a.epd:2",
+        ];
+        lines.sort_by(|a, b| book_order(a, b));
+        assert_eq!(
+            lines,
+            [
+                "a.epd:2",
+                "a.epd:20",
+                "quick.epd:1",
+                "quick.epd:3",
+                "quick.epd:10"
+            ]
+        );
+        let key = |name: &str| {
+            let (file, line) = name.rsplit_once(':').unwrap();
+            (file.to_owned(), line.parse::<u64>().unwrap())
+        };
+        let names: Vec<String> = ["book.epd", "quick.epd", "uho.epd"]
+            .iter()
+            .flat_map(|file| {
+                (0..120)
+                    .step_by(7)
+                    .map(move |line| format!("{file}:{line}"))
+            })
+            .collect();
+        for a in &names {
+            for b in &names {
+                assert_eq!(book_order(a, b), key(a).cmp(&key(b)), "{a} {b}");
+            }
+        }
+        assert!(book_order("#9", "#12").is_lt());
     }
 
     #[test]

@@ -81,10 +81,17 @@ pub struct RunResults {
     pub model: String,
     pub pairs: u64,
     pub games: u64,
-    pub wins: u64,
-    pub draws: u64,
-    pub losses: u64,
-    /// [LL, LD, DD+WL, DW, WW]; none for unpaired games.
+    /// The first engine's wins, draws and losses against the second. Absent in a tournament:
+    /// its pairings are counted each from its own first engine's side, so their sum is no one's
+    /// score (the standings hold each engine's and each pairing's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wins: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draws: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub losses: Option<u64>,
+    /// [LL, LD, DD+WL, DW, WW]; none for unpaired games and in a tournament (each pairing's
+    /// are in the standings).
     pub pentanomial: Option<[u64; 5]>,
     pub elo: Option<f64>,
     pub elo_ci: Option<[f64; 2]>,
@@ -100,8 +107,9 @@ pub struct RunResults {
 
 impl RunResults {
     /// The results of `totals`: `paired` chooses the pentanomial or the trinomial model; a
-    /// tournament's summed totals mix pairings, so it has no Elo here (its ratings are in the
-    /// standings); `sprt` is the SPRT's status of the same totals.
+    /// tournament's summed totals mix pairings, so it has only its numbers of pairs and games
+    /// here, no score and no Elo (those are in the standings); `sprt` is the SPRT's status of
+    /// the same totals.
     pub fn of(
         totals: &arbiter_store::Totals,
         paired: bool,
@@ -118,10 +126,10 @@ impl RunResults {
             model: if paired { "pentanomial" } else { "trinomial" }.to_owned(),
             pairs: totals.pairs,
             games: totals.wins + totals.draws + totals.losses,
-            wins: totals.wins,
-            draws: totals.draws,
-            losses: totals.losses,
-            pentanomial: paired.then_some(totals.pentanomial),
+            wins: (!tournament).then_some(totals.wins),
+            draws: (!tournament).then_some(totals.draws),
+            losses: (!tournament).then_some(totals.losses),
+            pentanomial: (paired && !tournament).then_some(totals.pentanomial),
             elo: elo.map(|e| e.elo),
             elo_ci: elo.map(|e| [e.interval().0, e.interval().1]),
             los: elo.map(|e| e.los),
@@ -210,9 +218,9 @@ pub struct RunSummary {
     /// `match`, `round-robin` or `gauntlet`. Absent in summaries written before tournaments.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tournament: Option<String>,
-    /// A tournament's standings, pairings and crosstable; none for a match, whose Elo, LLR and
-    /// counts above are the first engine's against the second. In a tournament those fields
-    /// hold the counts of all games from each pairing's first engine's side, and no Elo.
+    /// A tournament's standings, pairings and crosstable: its results. None for a match, whose
+    /// Elo, LLR and counts above are the first engine's against the second; a tournament has
+    /// above only its numbers of pairs and games.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub standings: Option<crate::standings::Standings>,
 }

@@ -155,7 +155,10 @@
 //! Migrations are sqlx's (table `_sqlx_migrations`). Opening a database checks, before changing
 //! anything, that it is arbiter's or empty: a file that is not SQLite is
 //! [`StoreError::NotADatabase`], someone else's database is [`StoreError::NotArbiterDatabase`],
-//! and one written by a newer arbiter is [`StoreError::NewerSchema`]. Migration 3 brought runs
+//! and one written by a newer arbiter is [`StoreError::NewerSchema`]. Where the store must
+//! exist already ([`Store::open_existing`] to resume, [`Store::open_read_only`] for reports), an
+//! empty database (a 0-byte file, an empty schema) is refused too, and that check is made on
+//! read-only connections, so a file that is refused keeps every byte. Migration 3 brought runs
 //! of N engines (`run_engines`, `run_pairings`, the pairing in the keys of `pairs` and `games`,
 //! and the commit order); a file of an older release upgrades in place when it is opened, its
 //! runs becoming one-pairing runs (see the migration's header). Batches and leases for
@@ -217,6 +220,17 @@ enum Backend {
     Postgres(Repo<sqlx::Postgres>),
 }
 
+/// How [`Store::connect`] treats the database it finds.
+#[derive(Clone, Copy)]
+enum Open {
+    /// Create it if need be, and bring its schema up to date.
+    Create,
+    /// Only an arbiter store that is there already, to write to.
+    Existing,
+    /// Only an arbiter store that is there already, to read.
+    ReadOnly,
+}
+
 /// Runs `$body` with `$repo` bound to whichever backend the store has.
 macro_rules! with_repo {
     ($store:expr, $repo:ident => $body:expr) => {
@@ -232,25 +246,41 @@ impl Store {
     /// Opens the store at `location`, creating an SQLite file that does not exist yet, and
     /// brings its schema up to date.
     pub async fn open(location: &Location) -> Result<Store> {
-        Store::connect(location, true).await
+        Store::connect(location, Open::Create).await
     }
 
-    /// Opens an existing store (for reports and exports): a missing SQLite file is
-    /// [`StoreError::NotFound`] rather than a new empty database.
+    /// Opens a store that exists already (to resume a run): a missing SQLite file is
+    /// [`StoreError::NotFound`], and an empty file or database, like someone else's, is
+    /// [`StoreError::NotArbiterDatabase`], left as it was rather than made a new store.
     pub async fn open_existing(location: &Location) -> Result<Store> {
-        Store::connect(location, false).await
+        Store::connect(location, Open::Existing).await
     }
 
-    async fn connect(location: &Location, create: bool) -> Result<Store> {
+    /// Opens a store that exists already to read it (reports, exports), refusing what
+    /// [`Store::open_existing`] refuses and changing nothing: an SQLite store's connections
+    /// are read-only. A store of an older arbiter is the exception: it is brought up to date in
+    /// place first, as every command does, since this build reads only its own schema.
+    pub async fn open_read_only(location: &Location) -> Result<Store> {
+        Store::connect(location, Open::ReadOnly).await
+    }
+
+    async fn connect(location: &Location, how: Open) -> Result<Store> {
         let backend = match location {
             Location::Sqlite(path) => {
-                let (repo, file) = sqlite::open(path, create).await?;
+                let (repo, file) = match how {
+                    Open::Create => sqlite::open(path, true).await?,
+                    Open::Existing => sqlite::open_existing(path, true).await?,
+                    Open::ReadOnly => sqlite::open_existing(path, false).await?,
+                };
                 Backend::Sqlite { repo, file }
             }
             #[cfg(feature = "postgres")]
             Location::Postgres(url) => {
                 let shown: std::sync::Arc<str> = location.to_string().into();
-                Backend::Postgres(postgres::open(url, shown).await?)
+                Backend::Postgres(match how {
+                    Open::Create => postgres::open(url, shown).await?,
+                    Open::Existing | Open::ReadOnly => postgres::open_existing(url, shown).await?,
+                })
             }
             #[cfg(not(feature = "postgres"))]
             Location::Postgres(_) => {

@@ -12,7 +12,7 @@ use sqlx::{ConnectOptions, Connection, Postgres, Row};
 use crate::error::{Result, StoreError};
 use crate::migrations::{self, Source};
 use crate::model::RunId;
-use crate::repo::{Dialect, Repo};
+use crate::repo::{Dialect, Repo, Schema};
 use crate::run_lock::{this_process, Held, RunLock};
 
 impl Dialect for Postgres {
@@ -28,6 +28,16 @@ const CONNECTIONS: u32 = 8;
 
 /// Connects to `url` and brings the schema up to date.
 pub(crate) async fn open(url: &str, location: Arc<str>) -> Result<Repo<Postgres>> {
+    let repo = connect(url, location).await?;
+    if let Err(e) = repo.prepare().await {
+        repo.close().await;
+        return Err(e);
+    }
+    Ok(repo)
+}
+
+/// The pool that reads and writes, before the schema is looked at.
+async fn connect(url: &str, location: Arc<str>) -> Result<Repo<Postgres>> {
     let pool = PgPoolOptions::new()
         .max_connections(CONNECTIONS)
         .connect(url)
@@ -37,8 +47,24 @@ pub(crate) async fn open(url: &str, location: Arc<str>) -> Result<Repo<Postgres>
             operation: "connecting".into(),
             cause,
         })?;
-    let repo = Repo::new(pool.clone(), pool, location);
-    repo.prepare().await?;
+    Ok(Repo::new(pool.clone(), pool, location))
+}
+
+/// Connects to `url` to read an existing store: a database without arbiter's tables is
+/// [`StoreError::NotArbiterDatabase`] and is left as it was; an older arbiter's schema is
+/// brought up to date, as every command does.
+pub(crate) async fn open_existing(url: &str, location: Arc<str>) -> Result<Repo<Postgres>> {
+    let repo = connect(url, location).await?;
+    let schema = match repo.check_existing().await {
+        Ok(schema) => schema,
+        Err(e) => {
+            repo.close().await;
+            return Err(e);
+        }
+    };
+    if schema == Schema::Older {
+        repo.prepare().await?;
+    }
     Ok(repo)
 }
 

@@ -41,6 +41,17 @@ pub(crate) trait Dialect: Database {
     const BEGIN_WRITE: &'static str;
 }
 
+/// What a database holds, as [`Repo::check_existing`] finds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Schema {
+    /// No tables: a new file, or an empty one.
+    Empty,
+    /// An arbiter store that lacks this build's newest migrations.
+    Older,
+    /// An arbiter store of this build's schema.
+    Current,
+}
+
 /// The columns of a [`Run`]'s row, in the order [`Repo::decode_run`] reads them. Its engines
 /// and pairings come from their own tables ([`Repo::read_run`]).
 const RUN_COLUMNS: &str =
@@ -132,8 +143,35 @@ where
             .begin_with(DB::BEGIN_WRITE)
             .await
             .map_err(|e| self.fail(operation, e))?;
+        // An empty database is given its tables; an older arbiter's is brought up to date.
+        self.schema(&mut *tx).await?;
+        migrations::migrator(DB::MIGRATIONS)
+            .run_direct(None, &mut *tx, false)
+            .await
+            .map_err(|e| self.migrate_failed(e))?;
+        tx.commit().await.map_err(|e| self.fail(operation, e))
+    }
+
+    /// Checks, changing nothing, that the database is an arbiter store already (for a report,
+    /// which must not turn a mistyped path, an empty file or someone else's database into a
+    /// store): an empty database is [`StoreError::NotArbiterDatabase`], like a foreign one.
+    pub(crate) async fn check_existing(&self) -> Result<Schema> {
+        let mut conn = self
+            .reader
+            .acquire()
+            .await
+            .map_err(|e| self.fail("connecting", e))?;
+        match self.schema(&mut *conn).await? {
+            Schema::Empty => Err(self.not_ours("it is empty".into())),
+            found => Ok(found),
+        }
+    }
+
+    /// What the database holds: nothing, an arbiter schema (this build's or older), or what
+    /// arbiter refuses (someone else's tables, a newer arbiter's schema) as an error.
+    async fn schema(&self, conn: &mut DB::Connection) -> Result<Schema> {
         let tables: Vec<String> = sqlx::query(DB::LIST_TABLES)
-            .fetch_all(&mut *tx)
+            .fetch_all(&mut *conn)
             .await
             .map_err(|e| self.fail("reading the list of tables", e))?
             .iter()
@@ -143,7 +181,7 @@ where
         let has = |name: &str| tables.iter().any(|t| t == name);
         let applied: Option<i64> = if has("_sqlx_migrations") {
             sqlx::query("SELECT MAX(version) FROM _sqlx_migrations")
-                .fetch_one(&mut *tx)
+                .fetch_one(&mut *conn)
                 .await
                 .and_then(|row| row.try_get(0))
                 .map_err(|e| self.fail("reading the schema version", e))?
@@ -158,31 +196,23 @@ where
                     .map(String::as_str)
                     .filter(|&t| t != "_sqlx_migrations")
                     .collect();
-                if !others.is_empty() {
-                    return Err(
-                        self.not_ours(format!("it already has tables: {}", others.join(", ")))
-                    );
+                if others.is_empty() {
+                    Ok(Schema::Empty)
+                } else {
+                    Err(self.not_ours(format!("it already has tables: {}", others.join(", "))))
                 }
             }
-            Some(found) if !has("runs") => {
-                return Err(self.not_ours(format!(
-                    "its schema (version {found}) is some other program's"
-                )));
-            }
-            Some(found) if found > supported => {
-                return Err(StoreError::NewerSchema {
-                    location: self.location.to_string(),
-                    found,
-                    supported,
-                });
-            }
-            Some(_) => {}
+            Some(found) if !has("runs") => Err(self.not_ours(format!(
+                "its schema (version {found}) is some other program's"
+            ))),
+            Some(found) if found > supported => Err(StoreError::NewerSchema {
+                location: self.location.to_string(),
+                found,
+                supported,
+            }),
+            Some(found) if found < supported => Ok(Schema::Older),
+            Some(_) => Ok(Schema::Current),
         }
-        migrations::migrator(DB::MIGRATIONS)
-            .run_direct(None, &mut *tx, false)
-            .await
-            .map_err(|e| self.migrate_failed(e))?;
-        tx.commit().await.map_err(|e| self.fail(operation, e))
     }
 
     /// Stores a new run, with zero totals, in state `running`: the run, its engines and its

@@ -10,7 +10,7 @@ use sqlx::Sqlite;
 use crate::error::{Result, StoreError};
 use crate::migrations::{self, Source};
 use crate::model::RunId;
-use crate::repo::{Dialect, Repo};
+use crate::repo::{Dialect, Repo, Schema};
 use crate::run_lock::{this_process, Attempt, Held, LockFile, RunLock};
 
 impl Dialect for Sqlite {
@@ -38,38 +38,8 @@ const NOT_A_DATABASE: &str = "26";
 /// Opens (and with `create`, creates) the database file and brings its schema up to date.
 /// Returns the file's canonical path too: the base of its run lock files.
 pub(crate) async fn open(path: &Path, create: bool) -> Result<(Repo<Sqlite>, PathBuf)> {
-    let location: Arc<str> = path.display().to_string().into();
-    if path.is_dir() {
-        return Err(StoreError::NotADatabase {
-            location: location.to_string(),
-        });
-    }
-    if !path.exists() {
-        if !create {
-            return Err(StoreError::NotFound {
-                location: location.to_string(),
-            });
-        }
-        match path.parent() {
-            Some(directory) if !directory.as_os_str().is_empty() && !directory.is_dir() => {
-                return Err(StoreError::NoSuchDirectory {
-                    location: location.to_string(),
-                    directory: directory.to_owned(),
-                });
-            }
-            _ => {}
-        }
-    }
-    let classify = |cause: sqlx::Error| match cause.as_database_error().and_then(|e| e.code()) {
-        Some(code) if code == NOT_A_DATABASE => StoreError::NotADatabase {
-            location: location.to_string(),
-        },
-        _ => StoreError::Database {
-            location: location.to_string(),
-            operation: "opening the database".into(),
-            cause,
-        },
-    };
+    let location = check_path(path, create)?;
+    let classify = classifier(&location);
 
     let writer_options = SqliteConnectOptions::new()
         .filename(path)
@@ -92,7 +62,7 @@ pub(crate) async fn open(path: &Path, create: bool) -> Result<(Repo<Sqlite>, Pat
             Err(cause) if is_busy(&cause) && std::time::Instant::now() < deadline => {
                 tokio::time::sleep(Duration::from_millis(20)).await;
             }
-            other => break other.map_err(classify)?,
+            other => break other.map_err(&classify)?,
         }
     };
     let repo_writer_only = Repo::new(writer.clone(), writer.clone(), location.clone());
@@ -109,19 +79,97 @@ pub(crate) async fn open(path: &Path, create: bool) -> Result<(Repo<Sqlite>, Pat
     }
 
     // Opened after the migrations: a read-only connection cannot create the file or its WAL.
+    let reader = readers(path).await.map_err(&classify)?;
+    // Two spellings of one file (a relative path, a symbolic link) must meet at one lock file.
+    let file = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
+    Ok((Repo::new(writer, reader, location.clone()), file))
+}
+
+/// Opens a store that exists already, creating nothing: a missing file is
+/// [`StoreError::NotFound`]; an empty file (SQLite reads 0 bytes as a database without tables)
+/// or another program's database is [`StoreError::NotArbiterDatabase`] and is left byte for
+/// byte as it was (neither given tables nor switched to WAL). That is judged on read-only
+/// connections; with `write`, or for a store of an older arbiter (which is brought up to date in
+/// place, as every command does), the store is then opened as [`open`] opens it. Without
+/// `write` the connections stay read-only and the store refuses every write.
+pub(crate) async fn open_existing(path: &Path, write: bool) -> Result<(Repo<Sqlite>, PathBuf)> {
+    let location = check_path(path, false)?;
+    let reader = readers(path).await.map_err(classifier(&location))?;
+    let repo = Repo::new(reader.clone(), reader, location.clone());
+    let schema = repo.check_existing().await;
+    let read_only = !write && matches!(schema, Ok(Schema::Current));
+    if !read_only {
+        repo.close().await;
+    }
+    match schema {
+        Ok(_) if read_only => {
+            let file = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
+            Ok((repo, file))
+        }
+        Ok(_) => open(path, false).await,
+        Err(StoreError::Database { cause, .. }) if is_not_a_database(&cause) => {
+            Err(StoreError::NotADatabase {
+                location: location.to_string(),
+            })
+        }
+        Err(other) => Err(other),
+    }
+}
+
+/// The file's name as errors give it, once the path is known to be a file that exists (or,
+/// with `create`, one whose directory exists).
+fn check_path(path: &Path, create: bool) -> Result<Arc<str>> {
+    let location: Arc<str> = path.display().to_string().into();
+    if path.is_dir() {
+        return Err(StoreError::NotADatabase {
+            location: location.to_string(),
+        });
+    }
+    if !path.exists() {
+        if !create {
+            return Err(StoreError::NotFound {
+                location: location.to_string(),
+            });
+        }
+        match path.parent() {
+            Some(directory) if !directory.as_os_str().is_empty() && !directory.is_dir() => {
+                return Err(StoreError::NoSuchDirectory {
+                    location: location.to_string(),
+                    directory: directory.to_owned(),
+                });
+            }
+            _ => {}
+        }
+    }
+    Ok(location)
+}
+
+/// A driver's error on opening, as the store's: a file whose header is not SQLite's is
+/// [`StoreError::NotADatabase`].
+fn classifier(location: &Arc<str>) -> impl Fn(sqlx::Error) -> StoreError + '_ {
+    move |cause: sqlx::Error| match cause.as_database_error().and_then(|e| e.code()) {
+        Some(code) if code == NOT_A_DATABASE => StoreError::NotADatabase {
+            location: location.to_string(),
+        },
+        _ => StoreError::Database {
+            location: location.to_string(),
+            operation: "opening the database".into(),
+            cause,
+        },
+    }
+}
+
+/// The read-only connections: they can neither create the file nor change its journal mode.
+async fn readers(path: &Path) -> std::result::Result<sqlx::SqlitePool, sqlx::Error> {
     let reader_options = SqliteConnectOptions::new()
         .filename(path)
         .read_only(true)
         .busy_timeout(BUSY_TIMEOUT)
         .foreign_keys(true);
-    let reader = SqlitePoolOptions::new()
+    SqlitePoolOptions::new()
         .max_connections(READERS)
         .connect_with(reader_options)
         .await
-        .map_err(classify)?;
-    // Two spellings of one file (a relative path, a symbolic link) must meet at one lock file.
-    let file = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
-    Ok((Repo::new(writer, reader, location), file))
 }
 
 /// Takes the run's lock file, `<database file>.run-<id>.lock`, writing who holds it inside.

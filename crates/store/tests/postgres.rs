@@ -200,3 +200,38 @@ async fn a_refused_connection_is_said_once_without_the_password() {
         assert_eq!(chain.matches(fragment).count(), 1, "{fragment:?}: {chain}");
     }
 }
+
+/// A report given an empty database (a new schema) must not make it a store: it is refused,
+/// naming the database, and keeps no table; a store that exists is read.
+#[tokio::test]
+async fn an_empty_database_is_no_existing_store() {
+    let (url, admin, schema) = fresh_schema("read_only").await;
+    let location = Location::parse(&url);
+    let refused = [
+        Store::open_read_only(&location).await.err(),
+        Store::open_existing(&location).await.err(),
+    ];
+    let tables: Vec<String> = sqlx::query_scalar(
+        "SELECT table_name::text FROM information_schema.tables WHERE table_schema = $1",
+    )
+    .bind(&schema)
+    .fetch_all(&admin)
+    .await
+    .unwrap();
+    let store = Store::open(&location).await.unwrap();
+    store.close().await;
+    let reopened = Store::open_read_only(&location)
+        .await
+        .map(|s| s.location().to_owned());
+    drop_schema(admin, &schema).await;
+    for error in refused {
+        let error = error.expect("an error");
+        assert!(
+            matches!(error, arbiter_store::StoreError::NotArbiterDatabase { .. }),
+            "{error:?}"
+        );
+        assert!(error.to_string().contains("it is empty"), "{error}");
+    }
+    assert_eq!(tables, Vec::<String>::new(), "tables were created");
+    assert!(reopened.is_ok(), "{reopened:?}");
+}

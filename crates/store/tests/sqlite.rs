@@ -331,8 +331,111 @@ async fn an_empty_file_becomes_a_store() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("empty.db");
     std::fs::write(&path, "").unwrap();
-    let store = Store::open_existing(&Location::Sqlite(path)).await.unwrap();
+    let store = Store::open(&Location::Sqlite(path)).await.unwrap();
     assert_eq!(store.runs().await.unwrap(), vec![]);
+}
+
+/// The files beside `path` that SQLite adds (`-wal`, `-shm`, `-journal`).
+fn side_files(path: &Path) -> Vec<String> {
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let mut found: Vec<String> = std::fs::read_dir(path.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|f| f.starts_with(&name) && *f != name)
+        .collect();
+    found.sort();
+    found
+}
+
+/// `arbiter report --store x.db` on a 0-byte file, and `--resume` on one, made it a store (it
+/// was given arbiter's tables and switched to WAL): opening what must exist already refuses
+/// an empty file, naming it, and leaves it byte for byte as it was, with nothing beside it.
+#[tokio::test]
+async fn an_empty_file_is_no_existing_store_and_is_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("empty.db");
+    std::fs::write(&path, "").unwrap();
+    let location = Location::Sqlite(path.clone());
+    for opened in [
+        Store::open_read_only(&location).await,
+        Store::open_existing(&location).await,
+    ] {
+        let error = opened.err().expect("an error");
+        assert!(
+            matches!(error, StoreError::NotArbiterDatabase { .. }),
+            "{error:?}"
+        );
+        assert_eq!(
+            error.to_string(),
+            format!("{}: not an arbiter database (it is empty)", path.display())
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), b"", "the file was written");
+        assert_eq!(side_files(&path), Vec::<String>::new());
+    }
+    let missing = dir.path().join("missing.db");
+    let error = Store::open_read_only(&Location::Sqlite(missing.clone()))
+        .await
+        .err()
+        .expect("an error");
+    assert!(matches!(error, StoreError::NotFound { .. }), "{error:?}");
+    assert!(!missing.exists());
+}
+
+/// Someone else's SQLite database is refused by a reader too, and keeps its bytes.
+#[tokio::test]
+async fn a_reader_leaves_another_programs_database_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("other.db");
+    let pool = raw(&path).await;
+    sqlx::query("CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)")
+        .execute(&pool)
+        .await
+        .unwrap();
+    pool.close().await;
+    let before = std::fs::read(&path).unwrap();
+    let error = Store::open_read_only(&Location::Sqlite(path.clone()))
+        .await
+        .err()
+        .expect("an error");
+    match &error {
+        StoreError::NotArbiterDatabase { reason, .. } => {
+            assert!(reason.contains("customers"), "{reason}")
+        }
+        other => panic!("expected NotArbiterDatabase, got {other:?}"),
+    }
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    assert_eq!(side_files(&path), Vec::<String>::new());
+}
+
+/// A store opened to read reads what was committed, refuses to write, and leaves the file's
+/// bytes as they were.
+#[tokio::test]
+async fn a_read_only_store_reads_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("arbiter.db");
+    let location = Location::Sqlite(path.clone());
+    let store = Store::open(&location).await.unwrap();
+    let run = store.create_run(&spec("read-only", 10)).await.unwrap();
+    for k in [0, 1] {
+        let _ = store.commit_pair(&pair(run, k)).await.unwrap();
+    }
+    store.close().await;
+    let before = std::fs::read(&path).unwrap();
+
+    let reader = Store::open_read_only(&location).await.unwrap();
+    assert_eq!(reader.totals(run).await.unwrap(), expected_totals([0, 1]));
+    assert_eq!(reader.run(run).await.unwrap().spec.name, "read-only");
+    let refused = reader.commit_pair(&pair(run, 2)).await;
+    assert!(refused.is_err(), "{refused:?}");
+    assert!(reader.create_run(&spec("another", 10)).await.is_err());
+    reader.close().await;
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "the store was written"
+    );
+    let store = Store::open_existing(&location).await.unwrap();
+    assert_eq!(committed_indices(&store, run).await, BTreeSet::from([0, 1]));
 }
 
 #[cfg(not(feature = "postgres"))]
