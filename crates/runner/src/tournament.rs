@@ -234,10 +234,11 @@ pub struct Summary {
     pub totals: Totals,
     pub sprt: Option<SprtStatus>,
     pub verdict: Verdict,
-    /// Games played to the end whose pair was not complete when the match stopped (a fault
-    /// under `recover = false`, a stop from outside), in game order: the faulted game among
-    /// them. The store counts pairs only, so it does not hold them and resuming replays their
-    /// pairs; the console showed them, and the exports keep them, marked as not counted.
+    /// Games played to the end whose pair was not complete when the match stopped without a
+    /// verdict (a fault under `recover = false`, a stop from outside), in game order: the
+    /// faulted game among them. The store counts pairs only, so it does not hold them and
+    /// resuming replays their pairs; the console showed them, and the exports keep them, marked
+    /// as not counted. After a verdict there are none: the result is the committed pairs.
     pub uncounted: Vec<GameRow>,
 }
 
@@ -413,9 +414,17 @@ pub async fn run_match(
             break Verdict::Accepted(status.state);
         }
     };
-    let uncounted = play.unfinished();
+    // A verdict's result is its pairs: a game of a pair the verdict cut short was shown on the
+    // console but belongs to no result, and the published PGN is the verdict's. A stop without
+    // a verdict keeps such games (the faulted one among them) for the user to look at.
+    let decided = matches!(verdict, Verdict::Accepted(_) | Verdict::Complete);
+    let uncounted = if decided {
+        Vec::new()
+    } else {
+        play.unfinished()
+    };
     play.finish().await;
-    if matches!(verdict, Verdict::Accepted(_) | Verdict::Complete) {
+    if decided {
         store.finish_run(run, verdict.outcome()).await?;
     }
     Ok(Summary {
