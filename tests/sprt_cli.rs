@@ -522,3 +522,26 @@ fn a_sweep_is_near_certain_but_not_certain() {
         "{v}"
     );
 }
+
+/// A reader that closes the pipe (`arbiter sprt ... | head -1`) ends the command quietly with
+/// the status of a writer killed by SIGPIPE, as `arbiter match` does; `println!` panicked.
+#[test]
+fn a_closed_stdout_ends_quietly_with_141() {
+    for args in [
+        &["sprt", "--wins", "10"][..],
+        &[
+            "sprt", "--expect", "--elo", "1", "--elo0", "0", "--elo1", "2",
+        ][..],
+    ] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(args)
+            .stdout(writer)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(141), "{args:?}: {stderr}");
+        assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    }
+}

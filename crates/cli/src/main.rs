@@ -7,6 +7,24 @@ use std::process::ExitCode;
 use arbiter_runner::config::cutechess;
 use clap::{Parser, Subcommand};
 
+/// `println!` that hands the write's error back instead of panicking, so that a reader who
+/// closes the pipe (`arbiter sprt ... | head -1`) ends the command quietly (see `main`), and a
+/// full disk is an error like any other.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout(), $($arg)*)
+    }};
+}
+
+/// `print!` as [`outln!`] is `println!`.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        write!(std::io::stdout(), $($arg)*)
+    }};
+}
+
 mod datagen_cmd;
 mod match_cmd;
 mod perft;
@@ -79,6 +97,10 @@ fn run_cutechess(args: &[String]) -> ExitCode {
 /// Usage and configuration errors exit with 2, as ARCHITECTURE.md's exit codes require.
 pub const EXIT_USAGE: u8 = 2;
 
+/// A closed stdout (`arbiter ... | head`): 128 + SIGPIPE, what a shell reports for a writer the
+/// signal killed, so that a pipeline under `set -o pipefail` does not read it as a verdict.
+pub const EXIT_STDOUT_CLOSED: u8 = 141;
+
 fn main() -> ExitCode {
     // `arbiter -engine cmd=... -engine ... -each tc=...`: the cutechess/fastchess grammar.
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -103,9 +125,21 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        // The reader has what it wanted (`| head`): stop quietly with the status of a writer
+        // killed by SIGPIPE, as `arbiter match` does.
+        Err(err) if is_closed_pipe(&err) => ExitCode::from(EXIT_STDOUT_CLOSED),
         Err(err) => {
             let _ = writeln!(std::io::stderr(), "error: {err:#}");
             ExitCode::from(EXIT_USAGE)
         }
     }
+}
+
+/// Whether `err` comes from writing to a pipe whose reader has gone.
+fn is_closed_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }

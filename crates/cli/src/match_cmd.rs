@@ -88,7 +88,7 @@ enum StopReason {
     /// SIGTERM (a service manager, `kill`, a CI timeout): 143.
     Terminate = 143,
     /// stdout closed (`arbiter match ... | head`): 141, as a writer killed by SIGPIPE.
-    StdoutClosed = 141,
+    StdoutClosed = crate::EXIT_STDOUT_CLOSED,
 }
 
 /// Where the match's lines go. stdout carries cutechess's stream and nothing else, so that
@@ -126,7 +126,7 @@ impl Stop {
         match self.reason.load(Ordering::SeqCst) {
             130 => StopReason::Interrupt,
             143 => StopReason::Terminate,
-            141 => StopReason::StdoutClosed,
+            crate::EXIT_STDOUT_CLOSED => StopReason::StdoutClosed,
             _ => StopReason::None,
         }
     }

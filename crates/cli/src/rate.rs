@@ -97,10 +97,10 @@ pub fn run(args: &RateArgs) -> anyhow::Result<ExitCode> {
         other => other?,
     };
     if args.json {
-        println!("{}", to_json(&list, &tally, args));
+        outln!("{}", to_json(&list, &tally, args))?;
     } else {
-        print!("{}", rating_table(&list));
-        print!("{}", footer(&list, &tally, args));
+        out!("{}", rating_table(&list))?;
+        out!("{}", footer(&list, &tally, args))?;
     }
     Ok(ExitCode::SUCCESS)
 }

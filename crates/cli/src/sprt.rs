@@ -116,9 +116,9 @@ pub fn run(args: &SprtArgs) -> anyhow::Result<ExitCode> {
     let sprt = sprt(args)?;
     let report = Report::new(&sample, sprt.as_ref(), wald)?;
     if args.json {
-        println!("{}", report.to_json(args, &sample));
+        outln!("{}", report.to_json(args, &sample))?;
     } else {
-        report.print(&sample);
+        report.print(&sample)?;
     }
     Ok(match report.status.map(|s| s.state) {
         Some(SprtState::H0) => ExitCode::from(EXIT_H0),
@@ -228,19 +228,22 @@ impl Report {
         })
     }
 
-    fn print(&self, sample: &Sample) {
-        println!(
+    fn print(&self, sample: &Sample) -> std::io::Result<()> {
+        outln!(
             "Elo: {:.2} +/- {:.2}, nElo: {:.2} +/- {:.2}",
-            self.elo.elo, self.elo.half_width, self.nelo.nelo, self.nelo.half_width
-        );
+            self.elo.elo,
+            self.elo.half_width,
+            self.nelo.nelo,
+            self.nelo.half_width
+        )?;
         match sample {
             Sample::Trinomial(t) => {
-                println!(
+                outln!(
                     "LOS: {} %, DrawRatio: {:.2} %",
                     percent(self.elo.los, 2),
                     100.0 * self.draw_ratio
-                );
-                println!(
+                )?;
+                outln!(
                     "Games: {}, Wins: {}, Losses: {}, Draws: {}, Points: {:.1} ({:.2} %)",
                     t.games(),
                     t.wins,
@@ -248,59 +251,59 @@ impl Report {
                     t.draws,
                     t.points(),
                     100.0 * t.points() / t.games() as f64
-                );
+                )?;
             }
             Sample::Pentanomial(p) => {
-                println!(
+                outln!(
                     "LOS: {} %, PairDrawRatio: {:.2} %, PairsRatio: {}",
                     percent(self.elo.los, 2),
                     100.0 * self.draw_ratio,
                     estimate::pairs_ratio(p)
                         .map_or_else(|| "n/a (no pair lost)".to_owned(), |r| format!("{r:.2}"))
-                );
-                println!(
+                )?;
+                outln!(
                     "Games: {}, Pairs: {}, Points: {:.1} ({:.2} %)",
                     p.games(),
                     p.pairs(),
                     p.points(),
                     100.0 * p.points() / p.games() as f64
-                );
-                println!("{}", arbiter_runner::outputs::ptnml(p.counts()));
+                )?;
+                outln!("{}", arbiter_runner::outputs::ptnml(p.counts()))?;
             }
         }
         let (Some(sprt), Some(status)) = (self.sprt, self.status) else {
-            return;
+            return Ok(());
         };
-        println!(
+        outln!(
             "LLR: {:.2} ({:.2}, {:.2}) {}",
             status.llr,
             status.lower_bound,
             status.upper_bound,
             bounds_text(&sprt)
-        );
+        )?;
         if let (Some((e0, e1)), EloModel::Normalized | EloModel::BayesElo) =
             (self.logistic_bounds, sprt.model())
         {
-            println!("Bounds as logistic Elo: {{{e0:.2}, {e1:.2}}}");
+            outln!("Bounds as logistic Elo: {{{e0:.2}, {e1:.2}}}")?;
         }
         if let Some(aware) = self.sprt_elo {
-            println!(
+            outln!(
                 "SPRT-aware Elo: {:.2} [{:.2}, {:.2}], LOS: {} %{}",
                 aware.elo,
                 aware.interval.0,
                 aware.interval.1,
                 percent(aware.los, 2),
                 if aware.clamped { " (clamped)" } else { "" }
-            );
+            )?;
         }
-        println!(
+        outln!(
             "{}",
             match status.state {
                 SprtState::H1 => "H1 accepted",
                 SprtState::H0 => "H0 accepted",
                 SprtState::Continue => "Continue: neither bound reached",
             }
-        );
+        )
     }
 
     fn to_json(&self, args: &SprtArgs, sample: &Sample) -> Value {
@@ -371,24 +374,24 @@ fn expect(args: &SprtArgs) -> anyhow::Result<ExitCode> {
             "rms_bias": rms_bias,
             "logistic_bounds": [e0, e1],
         });
-        println!("{out}");
+        outln!("{out}")?;
     } else {
-        println!(
+        outln!(
             "SPRT {}, alpha {}, beta {}, draw ratio {:.2} %, RMS bias {:.1} Elo",
             bounds_text(&sprt),
             sprt.alpha(),
             sprt.beta(),
             100.0 * draw_ratio,
             rms_bias
-        );
+        )?;
         if sprt.model() != EloModel::Logistic {
-            println!("Bounds as logistic Elo: {{{e0:.2}, {e1:.2}}}");
+            outln!("Bounds as logistic Elo: {{{e0:.2}, {e1:.2}}}")?;
         }
-        println!(
+        outln!(
             "True Elo {elo:.2}: pass probability {:.2} %, expected games {:.0}",
             100.0 * point.pass_probability,
             point.expected_games
-        );
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -139,7 +139,8 @@ pub fn run(args: &TexelArgs) -> anyhow::Result<ExitCode> {
         let path = resolve(p);
         let read = read_labelled(&path, &config.filter)?;
         let decisive = read.positions.iter().filter(|p| p.result != 0.5).count();
-        println!(
+        // The fit's product is the file: a closed stdout loses only these lines.
+        let _ = outln!(
             "{}: {} positions, {decisive} decisive, labels read as {}",
             path.display(),
             read.positions.len(),
@@ -164,7 +165,7 @@ pub fn run(args: &TexelArgs) -> anyhow::Result<ExitCode> {
     let clock = Instant::now();
     let data = Dataset::trace(&positions, &start, quiet, config.threads);
     let traced = clock.elapsed().as_secs_f64();
-    println!(
+    let _ = outln!(
         "Positions: {} read in {read:.2} s; {} traced in {traced:.2} s ({:.0} per second, quiet = {quiet}), {} dropped (mate scores or not quiet)",
         positions.len(),
         data.len(),
@@ -183,12 +184,12 @@ pub fn run(args: &TexelArgs) -> anyhow::Result<ExitCode> {
     // K first, so that it is printed before the loss curve it scales.
     let k = match settings.k {
         Some(k) => {
-            println!("K = {k:.4} (fixed by the configuration)");
+            let _ = outln!("K = {k:.4} (fixed by the configuration)");
             k
         }
         None => {
             let k = fitted_k(&data, &start).map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
-            println!("K = {k:.4} (fitted to the start parameters, then fixed)");
+            let _ = outln!("K = {k:.4} (fitted to the start parameters, then fixed)");
             k
         }
     };
@@ -200,24 +201,24 @@ pub fn run(args: &TexelArgs) -> anyhow::Result<ExitCode> {
     let clock = Instant::now();
     let result = fit(&data, &start, &settings, &mut |epoch, loss| {
         if epoch == 1 || (epoch - 1) % every == 0 {
-            println!("epoch {:>5}  loss {loss:.7}", epoch - 1);
+            let _ = outln!("epoch {:>5}  loss {loss:.7}", epoch - 1);
         }
     })
     .map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
     let seconds = clock.elapsed().as_secs_f64();
-    println!(
+    let _ = outln!(
         "epoch {:>5}  loss {:.7}",
         settings.epochs,
         result.loss.last().copied().unwrap_or(f64::NAN)
     );
-    println!(
+    let _ = outln!(
         "Fit: {} epochs in {seconds:.2} s ({:.0} positions per second per epoch, {} threads)",
         settings.epochs,
         (data.len() * settings.epochs) as f64 / seconds.max(1e-9),
         settings.threads,
     );
     let last = result.loss.last().copied().unwrap_or(f64::NAN);
-    println!(
+    let _ = outln!(
         "Loss: start {:.7}, lowest {:.7} (epoch {}), last {last:.7}; written (rounded to \
          integers) {:.7}",
         result.start_loss(),
@@ -258,7 +259,7 @@ pub fn run(args: &TexelArgs) -> anyhow::Result<ExitCode> {
             spec.name, spec.min, spec.max
         );
     }
-    print!("{}", comparison(&start, &result.params, &settings.tuned));
+    let _ = out!("{}", comparison(&start, &result.params, &settings.tuned));
 
     let output = resolve(&config.output);
     if let Some(dir) = output.parent() {
@@ -289,7 +290,7 @@ pub fn run(args: &TexelArgs) -> anyhow::Result<ExitCode> {
     });
     std::fs::write(&loss_path, serde_json::to_string_pretty(&json)? + "\n")
         .with_context(|| format!("{}: cannot write", loss_path.display()))?;
-    println!(
+    let _ = outln!(
         "Wrote {} (a staunton params_file) and {} (the loss curve)",
         output.display(),
         loss_path.display()
