@@ -350,8 +350,15 @@ fn the_move_timeout_holds_uci_and_in_process_players_alike() {
     );
     // The run's log (at its default level, warn) says why, for each: the same fault.
     let log = std::fs::read_to_string(dir.path().join("run.log")).unwrap();
-    for (game, engine) in [(1, "sf"), (2, "staunton")] {
-        let fault = format!(" WARN game {game}: {engine} (white): no bestmove within 0.3 s");
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    for (game, players, engine) in [
+        (1, "sf vs staunton", "sf"),
+        (2, "staunton vs sf", "staunton"),
+    ] {
+        let fault = format!(
+            " WARN game {game} ({players}): {engine} (white): White's connection stalls, in \
+             {start}: no bestmove within 0.3 s"
+        );
         assert!(log.contains(&fault), "{fault}: {log}");
     }
     // A bad value is refused before anything starts, naming the flag.
