@@ -1,5 +1,5 @@
 //! Plotted results and strength reports of arbiter runs: the "reports" output of the data path
-//! in DESIGN.md, read from the store after (or while) the runner commits pairs.
+//! in docs/ARCHITECTURE.md, read from the store after (or while) the runner commits pairs.
 //!
 //! Three steps, each over plain data so that a new chart or format is one small function:
 //!

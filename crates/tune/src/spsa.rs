@@ -17,8 +17,8 @@
 //!   nothing; fishtest PR #1912). `R_k` is taken with the floored `c_k`, so `R_k·c_k² = a_k`
 //!   still holds and the step size shrinks rather than grows.
 //! - Flips and rounding draws are a pure function of (run seed, step, parameter): replaying a
-//!   step after a crash perturbs exactly as the first attempt did (DESIGN.md's determinism
-//!   contract), which is what fishtest's signed flip vector guarantees on its side.
+//!   step after a crash perturbs exactly as the first attempt did (the determinism contract in
+//!   docs/ARCHITECTURE.md), which is what fishtest's signed flip vector guarantees on its side.
 
 use std::ops::Range;
 
