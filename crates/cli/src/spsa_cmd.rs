@@ -76,15 +76,9 @@ async fn tune(args: &SpsaArgs) -> anyhow::Result<Option<RunConfig>> {
     // run leaves no store behind. The seed only places the openings; it is the run's, set
     // below once the run is found or created.
     let match_config = config.match_config()?;
+    // A `[log]` table, opened here, logs the steps' engines as it logs a match's (each step's
+    // match takes the base's log).
     let mut spec = match_config.check()?.resolve(&base, 0)?;
-    // A `[log]` table logs the steps' engines as it logs a match's (each step's match takes
-    // the base's log).
-    if let Some(log) = &match_config.log {
-        spec.log = Some(
-            log.open(&base)
-                .map_err(|reason| anyhow::anyhow!("log: {reason}"))?,
-        );
-    }
     let name = config.engine_name().to_owned();
     spec.players[0].name = format!("{name}+");
     spec.players[1].name = format!("{name}-");

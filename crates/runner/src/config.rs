@@ -548,6 +548,7 @@ impl RunConfig {
             recover: self.recover.unwrap_or(true),
             event: self.event.clone().unwrap_or_else(|| "arbiter match".into()),
             site: self.site.clone().unwrap_or_else(|| "?".into()),
+            log: self.log.clone(),
             warnings,
         })
     }
@@ -942,6 +943,8 @@ pub struct CheckedConfig {
     pub recover: bool,
     pub event: String,
     pub site: String,
+    /// The run's log, checked; opened by [`CheckedConfig::resolve`].
+    pub log: Option<LogConfig>,
     /// What will not happen as written (an odd number of single games, options the in-process
     /// engine does not declare).
     pub warnings: Vec<String>,
@@ -973,8 +976,8 @@ pub enum Program {
 impl CheckedConfig {
     /// The local step: UCI programs given as paths and every file are taken from `base` (the
     /// configuration's folder; a bare program name is looked up on PATH when started), the
-    /// parameter files and the book are read, and the in-process hash tables must fit this
-    /// machine's memory.
+    /// parameter files and the book are read, the log file is opened, and the in-process hash
+    /// tables must fit this machine's memory.
     pub fn resolve(self, base: &Path, seed: u64) -> Result<MatchSpec, ConfigError> {
         let mut warnings = self.warnings;
         let players = self
@@ -989,6 +992,10 @@ impl CheckedConfig {
         book.drop_finished(self.rules, book_spec.skip_invalid)
             .map_err(|e| invalid("openings", e.to_string()))?;
         warnings.append(&mut book.warnings);
+        let log = match &self.log {
+            Some(log) => Some(log.open(base).map_err(|reason| invalid("log", reason))?),
+            None => None,
+        };
         Ok(MatchSpec {
             players,
             time_controls: self.time_controls,
@@ -1007,7 +1014,7 @@ impl CheckedConfig {
             event: self.event,
             site: self.site,
             warnings,
-            log: None,
+            log,
         })
     }
 }
