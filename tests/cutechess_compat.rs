@@ -568,6 +568,83 @@ fn single_games_each_take_their_own_opening_with_trinomial_statistics() {
     assert!(summary["pentanomial"].is_null());
 }
 
+/// Issue 18, item 20: `-games 1 -rounds 5` plays five games, not six: the last round is a unit
+/// of one game, stored, exported and counted like the others, and nothing warns of a sixth.
+/// In a round-robin of three engines `-games 1 -rounds 3` is nine games numbered 1 to 9, the
+/// third round one game per pairing.
+#[test]
+fn an_odd_number_of_single_games_is_played_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = arbiter(
+        &staunton_match("-games 1 -rounds 5 -concurrency 2 -pgnout out.pgn -jsonl out.jsonl")
+            .replace("order=random", "order=sequential"),
+        dir.path(),
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("5 games, unpaired"), "{stderr}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("Started game 5 of 5 "), "{stdout}");
+    assert!(stdout.contains("Finished game 5 "), "{stdout}");
+    assert!(!stdout.contains("game 6"), "{stdout}");
+    let games = pgn_of_run(dir.path());
+    assert_eq!(games.len(), 5);
+    let exported = std::fs::read_to_string(dir.path().join("out.pgn")).unwrap();
+    assert_eq!(exported.matches("[Event ").count(), 5, "{exported}");
+    let rounds: Vec<&str> = games.iter().map(|g| tag(g, "Round")).collect();
+    assert_eq!(rounds, ["1", "2", "3", "4", "5"]);
+    assert_eq!(tag(&games[4], "White"), "dev", "colours alternate by game");
+    assert_eq!(
+        tag(&games[4], "BookEntry"),
+        "quick.epd:7",
+        "its own opening"
+    );
+    let jsonl = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    let summary: serde_json::Value = serde_json::from_str(jsonl.lines().last().unwrap()).unwrap();
+    assert_eq!(summary["games"], 5);
+    let points = ["wins", "draws", "losses"].map(|k| summary[k].as_u64().unwrap());
+    assert_eq!(points.iter().sum::<u64>(), 5, "{summary}");
+
+    // Run again: the finished run is found and nothing more is played.
+    let again = arbiter(
+        &staunton_match("-games 1 -rounds 5 -concurrency 2 -pgnout out.pgn -jsonl out.jsonl")
+            .replace("order=random", "order=sequential"),
+        dir.path(),
+    );
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
+    assert_eq!(pgn_of_run(dir.path()).len(), 5);
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = arbiter(
+        "-tournament round-robin -engine builtin=staunton name=a -engine builtin=staunton name=b \
+         param.knight_mg=250 -engine builtin=staunton name=c param.bishop_mg=250 \
+         -each tc=inf nodes=200 hash=0 -maxmoves 30 -games 1 -rounds 3 -concurrency 2 \
+         -store runs.db",
+        dir.path(),
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("9 games, unpaired"), "{stderr}");
+    let games = pgn_of_run(dir.path());
+    let mut numbers: Vec<u64> = games
+        .iter()
+        .map(|g| tag(g, "GameNumber").parse().unwrap())
+        .collect();
+    numbers.sort_unstable();
+    assert_eq!(numbers, (1..=9).collect::<Vec<_>>());
+    let third_round: Vec<(&str, &str)> = games
+        .iter()
+        .filter(|g| tag(g, "Round") == "3")
+        .map(|g| (tag(g, "White"), tag(g, "Black")))
+        .collect();
+    assert_eq!(
+        third_round.len(),
+        3,
+        "one game per pairing in the last round"
+    );
+}
+
 /// Item 11: engine diagnostics through the binary: a value outside the declared range and an
 /// option the engine does not declare are warned about; an engine that never answers `uciok`
 /// is reported as exactly that.

@@ -357,6 +357,7 @@ fn stored_pairing_totals(db: &Path) -> Vec<arbiter_store::Totals> {
 /// A run without colour-swapped pairs (`-games 1`, as datagen plays) is reported as games: no
 /// pairs count, no pentanomial, and no lopsided openings (the store commits its games two at a
 /// time, but those two are different openings, which the report used to draw as one "pair").
+/// An odd number of games is planned and played as asked, the last alone.
 #[test]
 fn an_unpaired_run_is_reported_as_games() {
     let dir = tempfile::tempdir().unwrap();
@@ -377,7 +378,7 @@ fn an_unpaired_run_is_reported_as_games() {
             "-games",
             "1",
             "-rounds",
-            "12",
+            "13",
             "-maxmoves",
             "40",
             "-concurrency",
@@ -407,7 +408,7 @@ fn an_unpaired_run_is_reported_as_games() {
     let html = read(&report.join("index.html"));
     let totals = totals_table(&html);
     assert!(
-        totals.contains("<td data-field=\"games\">12 of 12</td>"),
+        totals.contains("<td data-field=\"games\">13 of 13</td>"),
         "{totals}"
     );
     for field in ["pairs", "pentanomial"] {
@@ -418,7 +419,7 @@ fn an_unpaired_run_is_reported_as_games() {
     }
     let md = read(&report.join("summary.md"));
     assert!(
-        md.contains("| Games | 12 of 12 |") && !md.contains("| Pairs |"),
+        md.contains("| Games | 13 of 13 |") && !md.contains("| Pairs |"),
         "{md}"
     );
     assert!(!report.join("openings.svg").exists());
@@ -430,8 +431,8 @@ fn an_unpaired_run_is_reported_as_games() {
     assert_eq!(json["series"]["openings"], serde_json::json!([]));
     let s = &json["summary"];
     assert!(s["pentanomial"].is_null(), "{s}");
-    assert_eq!(s["games"], 12);
-    assert_eq!(s["games_planned"], 12);
+    assert_eq!(s["games"], 13);
+    assert_eq!(s["games_planned"], 13);
     assert_eq!(s["model"], "trinomial");
     let (t, _) = store_counts(&dir.path().join("runs.db"));
     assert_eq!(

@@ -203,11 +203,11 @@ async fn run_async(args: &DatagenArgs) -> anyhow::Result<ExitCode> {
     };
     let _lock = store.lock_run(run).await?;
     let before = store.totals(run).await?;
-    let games_before = 2 * before.pairs;
+    let games_before = before.wins + before.draws + before.losses;
     info(&format!(
         "Datagen run {run} ({name}): {} games of staunton self-play at {} nodes, {} random plies \
          from {}, seed {seed}, {how}, {games_before} games in the store; openings: {} ({:.1} s)",
-        2 * spec.pairs,
+        spec.games,
         config.nodes,
         config.random_plies,
         config.book.as_ref().map_or_else(
@@ -218,7 +218,7 @@ async fn run_async(args: &DatagenArgs) -> anyhow::Result<ExitCode> {
         started.elapsed().as_secs_f64(),
     ));
 
-    for warning in config.warnings().iter().chain(&spec.warnings) {
+    for warning in &spec.warnings {
         info(&format!("warning: {warning}"));
     }
 
@@ -229,7 +229,7 @@ async fn run_async(args: &DatagenArgs) -> anyhow::Result<ExitCode> {
         events_rx,
         config.filter,
         games_before,
-        2 * spec.pairs,
+        spec.games,
         !args.quiet,
     ));
     let played = Instant::now();

@@ -362,7 +362,7 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
     } else {
         format!(
             "{} games, unpaired (each its own opening; trinomial statistics)",
-            2 * spec.pairs
+            spec.games
         )
     };
     let players = if spec.is_tournament() {
@@ -893,7 +893,7 @@ async fn report(
     mut committed: Totals,
     pairs_committed: watch::Sender<u64>,
 ) -> Option<u64> {
-    let total_games = spec.pairs.saturating_mul(2);
+    let total_games = spec.games;
     let (first, second) = (spec.players[0].name.as_str(), spec.players[1].name.as_str());
     let mut pending: HashMap<u64, [Option<Pending>; 2]> = HashMap::new();
     let mut last_block = None;

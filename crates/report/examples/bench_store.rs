@@ -174,7 +174,7 @@ fn main() {
                     index: k,
                 },
                 tally,
-                games: [
+                games: vec![
                     game(2 * k + 1, k, "dev", "base", a, &mut mix),
                     game(2 * k + 2, k, "base", "dev", b, &mut mix),
                 ],

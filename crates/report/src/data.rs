@@ -56,6 +56,9 @@ pub struct RunData {
     pub paired: bool,
     /// `match`, `round-robin` or `gauntlet`.
     pub kind: String,
+    /// The games the schedule holds: twice the pairs, or unpaired the games asked for (an odd
+    /// number's last round is a unit of one game).
+    pub games_planned: u64,
     /// The pairs in the order they were committed (`sequence` 1, 2, 3 ...).
     pub pairs: Vec<CommittedPair>,
     /// The games in the runner's numbering.
@@ -97,6 +100,7 @@ impl RunData {
             sprt: checked.sprt,
             paired: checked.paired,
             kind: checked.kind.as_str().to_owned(),
+            games_planned: checked.games,
             pairs,
             games,
             totals,

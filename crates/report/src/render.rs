@@ -628,7 +628,7 @@ fn summary(data: &RunData) -> Summary {
         },
         paired: data.paired,
         pairs_planned: data.run.pairs_planned(),
-        games_planned: 2 * data.run.pairs_planned(),
+        games_planned: data.games_planned,
         results: RunResults::of(totals, data.paired, tournament, status),
         sprt_bounds: data.sprt.as_ref().map(|s| [s.elo0(), s.elo1()]),
         sprt_alpha: data.sprt.as_ref().map(|s| s.alpha()),

@@ -48,6 +48,7 @@ fn spec(pairs: u64, concurrency: usize, nodes: u64) -> MatchSpec {
         })
         .unwrap(),
         pairs,
+        games: 2 * pairs,
         paired: true,
         concurrency,
         adjudication: Adjudication {

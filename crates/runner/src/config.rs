@@ -457,9 +457,10 @@ impl RunConfig {
                 ));
             }
         }
-        let mut warnings = Vec::new();
-        let rounds = self.pairs(paired, &mut warnings)?;
-        let pairs = rounds
+        let rounds = self.rounds()?;
+        // Unpaired, `rounds` counts games, played two at a time, the last alone when odd.
+        let units = if paired { rounds } else { rounds.div_ceil(2) };
+        let pairs = units
             .checked_mul(pairings.len() as u64)
             .filter(|&p| p <= MAX_PAIRS)
             .ok_or_else(|| {
@@ -471,6 +472,12 @@ impl RunConfig {
                     ),
                 )
             })?;
+        let games = if paired {
+            2 * pairs
+        } else {
+            rounds * pairings.len() as u64
+        };
+        let mut warnings = Vec::new();
         let concurrency = match self.concurrency {
             None => 1,
             Some(n) if (1..=MAX_CONCURRENCY).contains(&n) => n,
@@ -537,6 +544,7 @@ impl RunConfig {
             time_margin: Duration::from_millis(margin_ms.unwrap_or(50)),
             openings: self.openings.clone(),
             pairs,
+            games,
             pairings,
             kind: self.tournament_kind()?,
             paired,
@@ -644,10 +652,10 @@ impl RunConfig {
         })
     }
 
-    /// Units of two games in the schedule: `rounds` pairs, or a default that an SPRT will cut
-    /// short. Unpaired (`games = 1`), `rounds` counts games, played two at a time.
-    fn pairs(&self, paired: bool, warnings: &mut Vec<String>) -> Result<u64, ConfigError> {
-        let rounds = match self.rounds {
+    /// Rounds per pairing: `rounds`, or a default that an SPRT will cut short. A round is a
+    /// pair, or unpaired (`games = 1`) one game.
+    fn rounds(&self) -> Result<u64, ConfigError> {
+        Ok(match self.rounds {
             None if self.sprt.is_some() => 100_000,
             None => 100,
             Some(0) => return Err(invalid("rounds", "must be at least 1")),
@@ -658,17 +666,7 @@ impl RunConfig {
                 ))
             }
             Some(n) => n,
-        };
-        if paired {
-            return Ok(rounds);
-        }
-        if rounds % 2 == 1 {
-            warnings.push(format!(
-                "{rounds} rounds of one game: arbiter commits games two at a time, so it plays {}",
-                rounds + 1
-            ));
-        }
-        Ok(rounds.div_ceil(2))
+        })
     }
 
     /// The score rules, checked so that no setting ends games by itself: a streak of zero
@@ -932,6 +930,8 @@ pub struct CheckedConfig {
     pub openings: BookSpec,
     /// Pairs over all pairings (see [`MatchSpec::pairs`]).
     pub pairs: u64,
+    /// Games over all pairings (see [`MatchSpec::games`]).
+    pub games: u64,
     pub pairings: Vec<[usize; 2]>,
     pub kind: TournamentKind,
     pub paired: bool,
@@ -945,8 +945,8 @@ pub struct CheckedConfig {
     pub site: String,
     /// The run's log, checked; opened by [`CheckedConfig::resolve`].
     pub log: Option<LogConfig>,
-    /// What will not happen as written (an odd number of single games, options the in-process
-    /// engine does not declare).
+    /// What will not happen as written (options the in-process engine does not declare, book
+    /// entries skipped).
     pub warnings: Vec<String>,
 }
 
@@ -1002,6 +1002,7 @@ impl CheckedConfig {
             time_margin: self.time_margin,
             book,
             pairs: self.pairs,
+            games: self.games,
             pairings: self.pairings,
             kind: self.kind,
             paired: self.paired,

@@ -297,7 +297,7 @@ mod tests {
                     losses: 2 - wins,
                     penta: 2 * wins,
                 },
-                games: [
+                games: vec![
                     game(2 * n as u64 + 1, first),
                     game(2 * n as u64 + 2, second),
                 ],

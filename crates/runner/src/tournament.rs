@@ -47,6 +47,10 @@ pub struct MatchSpec {
     /// Pairs in the schedule, over all pairings (cutechess's `-rounds` with `-games 2 -repeat`,
     /// times the pairings): units of two games, committed together.
     pub pairs: u64,
+    /// Games in the schedule, over all pairings: twice `pairs`, or in an unpaired run the games
+    /// asked for (cutechess's `-games 1 -rounds R`: R per pairing), whose last round is a unit
+    /// of one game when R is odd.
+    pub games: u64,
     /// Who plays whom, as indices into `players`: `[first, second]`, the first White in game 0
     /// of each pair and the side the pairing's totals are counted from. A match has one
     /// pairing. Unit `u` of the schedule is pair `u / P` of pairing `u % P` (P pairings): a
@@ -100,6 +104,42 @@ impl MatchSpec {
     pub fn pairs_in(&self, pairing: usize) -> u64 {
         let pairings = self.pairings.len().max(1) as u64;
         (self.pairs + pairings - 1 - pairing as u64) / pairings
+    }
+
+    /// Games of schedule unit `unit`: a pair's two, or one in the last round of an unpaired run
+    /// of an odd number of games per pairing.
+    pub fn games_of(&self, unit: u64) -> usize {
+        if self.paired {
+            return 2;
+        }
+        let per_pairing = self.games / self.pairings.len().max(1) as u64;
+        let round = self.pairing_of(unit).1;
+        per_pairing.saturating_sub(2 * round).min(2) as usize
+    }
+
+    /// The number of game `game_index` of `unit` in the run, from 1: in schedule order, as
+    /// cutechess numbers its `Finished game N` lines. A last round of single games numbers them
+    /// after every earlier round's, one per pairing.
+    pub fn game_number(&self, unit: u64, game_index: usize) -> u64 {
+        if self.games_of(unit) == 1 {
+            let pairings = self.pairings.len().max(1) as u64;
+            let (pairing, round) = self.pairing_of(unit);
+            2 * round * pairings + pairing as u64 + 1
+        } else {
+            2 * unit + game_index as u64 + 1
+        }
+    }
+
+    /// The PGN `Round` of game `game_index` of `unit`, from 1: the pair's (in a tournament,
+    /// the round every pairing plays once), as fastchess writes it; unpaired, every game is a
+    /// round of its own, as cutechess numbers them.
+    fn round_tag(&self, unit: u64, game_index: usize) -> u64 {
+        let round = self.pairing_of(unit).1;
+        if self.paired {
+            round + 1
+        } else {
+            2 * round + game_index as u64 + 1
+        }
     }
 
     /// The engines of game `game_index` of `unit`, White first.
@@ -288,7 +328,7 @@ impl Written {
         let record = &finished.record;
         let pair = finished.pair;
         GameRow {
-            game_number: 2 * pair + finished.game_index as u64 + 1,
+            game_number: spec.game_number(pair, finished.game_index),
             white: record.white.clone(),
             black: record.black.clone(),
             result: match record.outcome.winner {
@@ -474,27 +514,31 @@ pub enum Played {
     Fault(String),
 }
 
-/// A pair whose two games are finished, each written once as PGN and JSON.
+/// A pair whose two games are finished (or a unit of one game, see [`MatchSpec::games_of`]),
+/// each written once as PGN and JSON.
 pub struct PlayedPair {
     pub pair: u64,
-    games: [Written; 2],
+    games: Vec<Written>,
 }
 
 impl PlayedPair {
     /// The pair's result from the first engine's side.
     pub fn tally(&self) -> PairTally {
         // Half points of the first engine: it is White in game 0 and Black in game 1.
-        let points = [
-            self.games[0].finished.record.half_points(Color::White),
-            self.games[1].finished.record.half_points(Color::Black),
-        ];
+        let points: Vec<u8> = self
+            .games
+            .iter()
+            .zip([Color::White, Color::Black])
+            .map(|(game, first)| game.finished.record.half_points(first))
+            .collect();
         let wins = points.iter().filter(|&&p| p == 2).count() as u8;
         let draws = points.iter().filter(|&&p| p == 1).count() as u8;
         PairTally {
             wins,
             draws,
-            losses: 2 - wins - draws,
-            penta: Pentanomial::bucket(points) as u8,
+            losses: points.len() as u8 - wins - draws,
+            // The unit's score in half points: a pair's pentanomial bucket.
+            penta: points.iter().sum(),
         }
     }
 
@@ -510,7 +554,7 @@ impl PlayedPair {
                 index,
             },
             tally: self.tally(),
-            games: [row(&self.games[0]), row(&self.games[1])],
+            games: self.games.iter().map(row).collect(),
         }
     }
 }
@@ -547,7 +591,7 @@ impl Play {
         let remaining = spec.pairs - skip.range(..spec.pairs).count() as u64;
         let skip = Arc::new(skip);
         let queue = Arc::new(Mutex::new(Schedule {
-            pairs: spec.pairs,
+            spec: spec.clone(),
             next_pair: 0,
             second_game_of: None,
             committed: skip.clone(),
@@ -606,7 +650,7 @@ impl Play {
             let spec = &self.spec;
             let pair = finished.pair;
             let index = finished.game_index;
-            let number = 2 * pair + index as u64 + 1;
+            let number = spec.game_number(pair, index);
             let stop = !spec.recover && stops_without_recover(&finished.record);
             let mut fault_text = None;
             if let Some(color) = finished.record.faulted {
@@ -629,7 +673,7 @@ impl Play {
                 }
                 fault_text = Some(text);
             }
-            let pgn = game_pgn(spec, &finished.record, number, finished.started_at);
+            let pgn = game_pgn(spec, &finished.record, pair, index, finished.started_at);
             let json = game_json(&finished.record, number, pair);
             let written = Written {
                 finished,
@@ -643,9 +687,10 @@ impl Play {
                 pgn: written.pgn.clone(),
                 json: written.json.clone(),
             });
+            let games = spec.games_of(pair);
             let slot = self.halves.entry(pair).or_default();
             slot[index] = Some(written);
-            let complete = slot.iter().all(Option::is_some);
+            let complete = slot[..games].iter().all(Option::is_some);
             if let (true, Some(text)) = (stop, fault_text) {
                 if !complete {
                     return Ok(Some(Played::Fault(text)));
@@ -657,15 +702,12 @@ impl Play {
             if !complete {
                 continue;
             }
-            let [Some(first), Some(second)] = self.halves.remove(&pair).expect("both halves")
-            else {
-                unreachable!()
-            };
+            let games = self.halves.remove(&pair).expect("a complete unit");
             self.remaining -= 1;
             self.delivered.insert(pair);
             return Ok(Some(Played::Pair(Box::new(PlayedPair {
                 pair,
-                games: [first, second],
+                games: games.into_iter().flatten().collect(),
             }))));
         }
     }
@@ -726,7 +768,7 @@ impl Play {
 /// store does not hold. Nothing is planned ahead, so a run of a billion pairs costs no more
 /// memory than one of ten.
 struct Schedule {
-    pairs: u64,
+    spec: Arc<MatchSpec>,
     next_pair: u64,
     /// Pair whose second game (colours swapped) is still to be handed out.
     second_game_of: Option<u64>,
@@ -738,11 +780,13 @@ impl Schedule {
         if let Some(pair) = self.second_game_of.take() {
             return Some((pair, 1));
         }
-        while self.next_pair < self.pairs {
+        while self.next_pair < self.spec.pairs {
             let pair = self.next_pair;
             self.next_pair += 1;
             if !self.committed.contains(&pair) {
-                self.second_game_of = Some(pair);
+                if self.spec.games_of(pair) == 2 {
+                    self.second_game_of = Some(pair);
+                }
                 return Some((pair, 0));
             }
         }
@@ -794,7 +838,7 @@ async fn worker(
         tests::maybe_die(&spec, pair);
         // Game 0: the pairing's first engine has White; game 1: colours swapped.
         let order = spec.seats(pair, game_index);
-        let number = 2 * pair + game_index as u64 + 1;
+        let number = spec.game_number(pair, game_index);
         let mut seats = Vec::with_capacity(2);
         for &engine in &order {
             let player = &spec.players[engine];
@@ -916,14 +960,16 @@ async fn take_player(
     })
 }
 
-/// The PGN of one game: seven-tag roster, cutechess's extra tags, `{+0.35/12 0.250s}` move
-/// comments, and the reason after the last move.
+/// The PGN of game `game_index` of schedule unit `unit`: seven-tag roster, cutechess's extra
+/// tags, `{+0.35/12 0.250s}` move comments, and the reason after the last move.
 pub fn game_pgn(
     spec: &MatchSpec,
     record: &GameRecord,
-    number: u64,
+    unit: u64,
+    game_index: usize,
     started_at: SystemTime,
 ) -> String {
+    let number = spec.game_number(unit, game_index);
     let mut game = Game::new(record.opening.start, spec.rules);
     for &mv in &record.moves {
         game.play_unchecked(mv);
@@ -936,18 +982,8 @@ pub fn game_pgn(
         ("Event", spec.event.clone()),
         ("Site", spec.site.clone()),
         ("Date", pgn_date(started_at)),
-        // The round is the pair's (in a tournament, the round every pairing plays once), as
-        // fastchess writes it; the game's own number is arbiter's tag. (Unpaired, every game is
-        // a round of its own, as cutechess numbers them.)
-        ("Round", {
-            let round = spec.pairing_of((number - 1) / 2).1;
-            if spec.paired {
-                round + 1
-            } else {
-                2 * round + (number - 1) % 2 + 1
-            }
-            .to_string()
-        }),
+        // The game's own number is arbiter's tag.
+        ("Round", spec.round_tag(unit, game_index).to_string()),
         ("White", record.white.clone()),
         ("Black", record.black.clone()),
         ("Result", record.outcome.result_token().to_owned()),
@@ -1096,6 +1132,7 @@ mod tests {
             time_margin: Duration::from_millis(50),
             book: Book::load(&BookSpec::default()).unwrap(),
             pairs,
+            games: 2 * pairs,
             paired: true,
             concurrency: 2,
             adjudication: Adjudication {
@@ -1269,7 +1306,7 @@ mod tests {
     #[test]
     fn schedule_hands_out_the_missing_pairs_lazily() {
         let mut schedule = Schedule {
-            pairs: 5,
+            spec: Arc::new(staunton_spec(5)),
             next_pair: 0,
             second_game_of: None,
             committed: Arc::new([1, 3].into_iter().collect()),
@@ -1277,7 +1314,7 @@ mod tests {
         let games: Vec<_> = std::iter::from_fn(|| schedule.next_game()).collect();
         assert_eq!(games, [(0, 0), (0, 1), (2, 0), (2, 1), (4, 0), (4, 1)]);
         let mut huge = Schedule {
-            pairs: crate::config::MAX_PAIRS,
+            spec: Arc::new(staunton_spec(crate::config::MAX_PAIRS)),
             next_pair: 0,
             second_game_of: None,
             committed: Arc::default(),
@@ -1285,6 +1322,56 @@ mod tests {
         assert_eq!(huge.next_game(), Some((0, 0)));
         assert_eq!(huge.next_game(), Some((0, 1)));
         assert_eq!(huge.next_pair, 1, "one pair taken, none planned");
+    }
+
+    /// cutechess's `-games 1 -rounds 3` in a three-engine round-robin: each pairing plays a
+    /// unit of two games, then a last round of one game each; nine games numbered 1 to 9, each
+    /// from its own opening, colours alternating by game within a pairing.
+    #[test]
+    fn an_odd_number_of_single_games_ends_with_a_round_of_one() {
+        let mut spec = staunton_spec(6);
+        let mut third = spec.players[1].clone();
+        third.name = "old".into();
+        spec.players.push(third);
+        spec.time_controls.push(spec.time_controls[0].clone());
+        spec.pairings = vec![[0, 1], [0, 2], [1, 2]];
+        spec.kind = TournamentKind::RoundRobin;
+        spec.paired = false;
+        spec.games = 9;
+        let spec = Arc::new(spec);
+        let mut schedule = Schedule {
+            spec: spec.clone(),
+            next_pair: 0,
+            second_game_of: None,
+            committed: Arc::default(),
+        };
+        let games: Vec<_> = std::iter::from_fn(|| schedule.next_game()).collect();
+        assert_eq!(
+            games,
+            [
+                (0, 0),
+                (0, 1),
+                (1, 0),
+                (1, 1),
+                (2, 0),
+                (2, 1),
+                (3, 0),
+                (4, 0),
+                (5, 0)
+            ]
+        );
+        let numbers: Vec<u64> = games
+            .iter()
+            .map(|&(unit, g)| spec.game_number(unit, g))
+            .collect();
+        assert_eq!(numbers, (1..=9).collect::<Vec<_>>());
+        let rounds: Vec<u64> = games.iter().map(|&(u, g)| spec.round_tag(u, g)).collect();
+        assert_eq!(rounds, [1, 2, 1, 2, 1, 2, 3, 3, 3]);
+        assert_eq!(
+            spec.seats(3, 0),
+            [0, 1],
+            "the third game of a pairing: first is White"
+        );
     }
 
     #[test]

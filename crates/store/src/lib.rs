@@ -42,7 +42,7 @@
 //!
 //! - **One transaction per pair.** [`Store::commit_pair`] adds the pair's tally to the run's
 //!   totals row and to its pairing's row, inserts the pair row and both games (with PGN and
-//!   JSON), in one transaction. A transaction is atomic whatever happens to the process: after
+//!   JSON; an unpaired run's odd last game is a unit of one), in one transaction. A transaction is atomic whatever happens to the process: after
 //!   a SIGKILL at any instant (or a power cut) the database holds either all of it or none of
 //!   it. So the totals (the run's and each pairing's) are always exactly the sums of the pairs
 //!   present, and every counted pair has its games.
@@ -327,7 +327,8 @@ impl Store {
         with_repo!(self, repo => repo.finish_run(run, verdict).await)
     }
 
-    /// Commits a finished pair, its two games and its tally in one transaction.
+    /// Commits a finished pair, its two games (or an unpaired run's unit of one game) and its
+    /// tally in one transaction.
     ///
     /// Returns [`Committed::AlreadyPresent`], having changed nothing, when the pair (the same
     /// pairing and index) was committed before. Refuses, having written nothing: an

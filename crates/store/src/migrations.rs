@@ -34,6 +34,11 @@ pub(crate) const SQLITE: &[Source] = &[
         "tuning runs",
         include_str!("../migrations/sqlite/0004_tuning_runs.sql"),
     ),
+    (
+        5,
+        "one game units",
+        include_str!("../migrations/sqlite/0005_one_game_units.sql"),
+    ),
 ];
 
 /// PostgreSQL migrations, oldest first: the same versions as [`SQLITE`].
@@ -61,6 +66,11 @@ pub(crate) const POSTGRES: &[Source] = &[
         4,
         "tuning runs",
         include_str!("../migrations/postgres/0004_tuning_runs.sql"),
+    ),
+    (
+        5,
+        "one game units",
+        include_str!("../migrations/postgres/0005_one_game_units.sql"),
     ),
 ];
 
@@ -146,7 +156,7 @@ mod tests {
     fn dialects_have_the_same_versions() {
         let versions = |s: &[Source]| s.iter().map(|&(v, d, _)| (v, d)).collect::<Vec<_>>();
         assert_eq!(versions(SQLITE), versions(POSTGRES));
-        assert_eq!(latest(SQLITE), 4);
+        assert_eq!(latest(SQLITE), 5);
     }
 
     /// A file written by the release before migration 2 (the schema of migration 1 only, with
@@ -209,7 +219,7 @@ mod tests {
                 .fetch_all(&pool)
                 .await
                 .unwrap();
-        assert_eq!(versions, [1, 2, 3, 4]);
+        assert_eq!(versions, [1, 2, 3, 4, 5]);
     }
 
     /// Rows as the release before migration 3 wrote them (schema 2): a finished match whose
@@ -365,7 +375,7 @@ mod tests {
                 losses: 0,
                 penta: 2,
             },
-            games: [games[0].game.clone(), games[1].game.clone()],
+            games: vec![games[0].game.clone(), games[1].game.clone()],
         };
         pair.games[0].game_number = 15;
         pair.games[1].game_number = 16;
@@ -465,7 +475,7 @@ mod tests {
                 .fetch_all(&pool)
                 .await
                 .unwrap();
-        assert_eq!(versions, [1, 2, 3, 4]);
+        assert_eq!(versions, [1, 2, 3, 4, 5]);
         // The rebuilt tables keep their references: the file passes SQLite's own check.
         let broken: Vec<String> =
             sqlx::query_scalar("SELECT \"table\" FROM pragma_foreign_key_check")

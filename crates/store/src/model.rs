@@ -284,6 +284,9 @@ impl Totals {
 }
 
 /// One pair's contribution to the totals, computed by the caller from the first engine's view.
+///
+/// A pair is two games; the one exception is the last round of an unpaired run asked for an
+/// odd number of games, a unit of one game (see [`PairRecord::games`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PairTally {
     /// Games of the pair the first engine won.
@@ -297,15 +300,22 @@ pub struct PairTally {
 }
 
 impl PairTally {
-    /// Why this cannot be the tally of two games, if it cannot.
+    /// The games this tally counts: 2 for a pair, 1 for a unit of one game.
+    pub fn games(&self) -> u16 {
+        u16::from(self.wins) + u16::from(self.draws) + u16::from(self.losses)
+    }
+
+    /// Why this cannot be the tally of a pair (or of a unit of one game), if it cannot.
     ///
-    /// Two games give `wins + draws + losses == 2`, and the bucket is the pair's score in half
-    /// points, `2 * wins + draws`. The store refuses anything else rather than count it.
+    /// Two games (or one) give `wins + draws + losses` of 2 (or 1), and the bucket is the
+    /// unit's score in half points, `2 * wins + draws`. The store refuses anything else rather
+    /// than count it.
     pub fn inconsistency(&self) -> Option<String> {
-        let games = u16::from(self.wins) + u16::from(self.draws) + u16::from(self.losses);
-        if games != 2 {
+        let games = self.games();
+        if !(1..=2).contains(&games) {
             return Some(format!(
-                "wins + draws + losses is {games}, a pair has 2 games"
+                "wins + draws + losses is {games}, a pair has 2 games (a unit of an unpaired \
+                 run 1 or 2)"
             ));
         }
         let half_points = 2 * self.wins + self.draws;
@@ -396,7 +406,8 @@ pub struct GameRow {
     pub duration: Duration,
 }
 
-/// A finished colour-swapped pair, ready to commit.
+/// A finished colour-swapped pair, ready to commit (or a unit of an unpaired run: its one or
+/// two games, each from its own opening).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PairRecord {
     /// The run it belongs to.
@@ -405,8 +416,10 @@ pub struct PairRecord {
     pub key: PairKey,
     /// Its contribution to the totals, from the pairing's first engine's side.
     pub tally: PairTally,
-    /// The pair's games: index 0 is played first, index 1 with colours swapped.
-    pub games: [GameRow; 2],
+    /// The pair's games: index 0 is played first, index 1 with colours swapped. As many as the
+    /// tally counts: two, or one in the last round of an unpaired run of an odd number of
+    /// games.
+    pub games: Vec<GameRow>,
 }
 
 /// A committed game read back, in the order the runner numbered the run's games.
@@ -416,7 +429,7 @@ pub struct StoredGame {
     pub pairing: u32,
     /// Its pair's index within the pairing.
     pub pair_index: u64,
-    /// 0 or 1 within the pair.
+    /// 0 or 1 within the pair (0 alone in a unit of one game).
     pub game_index: u8,
     /// The game as committed (times truncated to milliseconds).
     pub game: GameRow,

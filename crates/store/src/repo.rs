@@ -545,20 +545,21 @@ where
         if let Some(reason) = pair.tally.inconsistency() {
             return Err(invalid(reason));
         }
+        if pair.games.len() != usize::from(pair.tally.games()) {
+            return Err(invalid(format!(
+                "the tally counts {} game(s) but {} are given",
+                pair.tally.games(),
+                pair.games.len()
+            )));
+        }
         let pair_index = i64::try_from(key.index)
             .map_err(|_| invalid("the index does not fit a 64-bit signed integer".into()))?;
-        let games = [
-            GameValues::new(&pair.games[0]),
-            GameValues::new(&pair.games[1]),
-        ];
-        let games = match games {
-            [Some(a), Some(b)] => [a, b],
-            _ => {
-                return Err(invalid(
-                    "a game number or opening index exceeds 2^63 - 1".into(),
-                ))
-            }
-        };
+        let games = pair
+            .games
+            .iter()
+            .map(GameValues::new)
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| invalid("a game number or opening index exceeds 2^63 - 1".into()))?;
         let operation = || format!("committing {key} of run {run}");
         let now = now_ms();
 
@@ -641,14 +642,12 @@ where
             return Err(self.refusal(pair).await);
         }
 
-        // 5. Both games, PGN and JSON included: a counted pair always has its games.
-        let mut insert_games = sqlx::query(
-            "INSERT INTO games (run_id, pairing, pair_index, game_index, game_number, white, \
-             black, result, termination, plies, opening_index, opening_fen, pgn, json, \
-             started_at_ms, duration_ms) VALUES \
-             ($1, $2, $3, 0, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15), \
-             ($1, $2, $3, 1, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)",
-        )
+        // 5. Every game, PGN and JSON included: a counted pair always has its games.
+        let mut insert_games = sqlx::query(if games.len() == 1 {
+            INSERT_ONE_GAME
+        } else {
+            INSERT_TWO_GAMES
+        })
         .bind(run.get())
         .bind(i64::from(key.pairing))
         .bind(pair_index);
@@ -1135,6 +1134,20 @@ impl GameValues {
         })
     }
 }
+
+/// The games of a unit: `$1` to `$3` its key, then twelve values per game (game index 0, then
+/// 1).
+const INSERT_TWO_GAMES: &str = "INSERT INTO games (run_id, pairing, pair_index, game_index, \
+     game_number, white, black, result, termination, plies, opening_index, opening_fen, pgn, \
+     json, started_at_ms, duration_ms) VALUES \
+     ($1, $2, $3, 0, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15), \
+     ($1, $2, $3, 1, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)";
+
+/// [`INSERT_TWO_GAMES`] for a unit of one game.
+const INSERT_ONE_GAME: &str = "INSERT INTO games (run_id, pairing, pair_index, game_index, \
+     game_number, white, black, result, termination, plies, opening_index, opening_fen, pgn, \
+     json, started_at_ms, duration_ms) VALUES \
+     ($1, $2, $3, 0, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)";
 
 /// Binds a pair's tally as [`ADD_TALLY`]'s `$2` to `$9` (after `$1`, the run).
 fn with_tally<DB: Database>(

@@ -44,6 +44,11 @@ async fn bad_commits_write_nothing() {
 }
 
 #[tokio::test]
+async fn one_game_units_are_kept() {
+    common::one_game_units_are_kept(&store().await).await;
+}
+
+#[tokio::test]
 async fn n_engine_runs_round_trip() {
     let store = store().await;
     common::n_engine_runs_round_trip(&store).await;

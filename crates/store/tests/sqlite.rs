@@ -57,6 +57,12 @@ async fn bad_commits_write_nothing() {
 }
 
 #[tokio::test]
+async fn one_game_units_are_kept() {
+    let (_dir, store) = fresh().await;
+    common::one_game_units_are_kept(&store).await;
+}
+
+#[tokio::test]
 async fn n_engine_runs_round_trip() {
     let (_dir, store) = fresh().await;
     common::n_engine_runs_round_trip(&store).await;
@@ -316,7 +322,7 @@ async fn a_newer_schema_is_refused() {
             error,
             StoreError::NewerSchema {
                 found: 99,
-                supported: 4,
+                supported: 5,
                 ..
             }
         ),

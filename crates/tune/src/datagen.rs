@@ -185,24 +185,9 @@ impl DatagenConfig {
         Ok(())
     }
 
-    /// The games played: the runner commits games two at a time, so an odd count asked for
-    /// is played as the next even one (its extra game gets its own opening too).
+    /// The games played: as many as asked for (an odd count's last is a unit of one game).
     pub fn games_played(&self) -> u64 {
-        self.games.div_ceil(2) * 2
-    }
-
-    /// What the user should hear before the games start, in the words of the configuration
-    /// (games, not the match's rounds).
-    pub fn warnings(&self) -> Vec<String> {
-        let mut warnings = Vec::new();
-        if self.games_played() != self.games {
-            warnings.push(format!(
-                "games = {}: datagen stores games two at a time, so it plays {} games",
-                self.games,
-                self.games_played()
-            ));
-        }
-        warnings
+        self.games
     }
 
     /// Where the generated openings are written: beside the output, `NAME.book.epd`.
@@ -243,8 +228,7 @@ impl DatagenConfig {
         RunConfig {
             name: Some(self.name.clone()),
             seed: Some(seed),
-            // An even count, so that the runner (which speaks of rounds) has nothing to warn of:
-            // `warnings` says it in games.
+            // Unpaired, the runner's rounds are games.
             rounds: Some(self.games_played()),
             games: Some(1),
             concurrency: Some(self.concurrency),

@@ -646,6 +646,7 @@ fn step_spec(base: &MatchSpec, players: Vec<PlayerSpec>) -> MatchSpec {
         time_margin: base.time_margin,
         book: base.book.clone(),
         pairs: base.pairs,
+        games: base.games,
         pairings: base.pairings.clone(),
         kind: base.kind,
         paired: base.paired,
