@@ -12,11 +12,11 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::match_cmd::{fresh_seed, latest_run};
 use anyhow::{bail, Context};
 use arbiter_runner::config::RunConfig;
+use arbiter_runner::lifecycle::{fresh_seed, lineage};
 use arbiter_runner::tournament::{run_match, Event, Verdict};
-use arbiter_store::{Location, RunSpec, RunState, Store};
+use arbiter_store::{Location, RunSpec, Store};
 use arbiter_tune::datagen::{
     export_positions, generate_openings, write_book, DatagenConfig, PositionsSink,
 };
@@ -132,8 +132,9 @@ async fn run_async(args: &DatagenArgs) -> anyhow::Result<ExitCode> {
 
     // Find the run as `arbiter match` does: resume the latest unfinished run of this name, or
     // start the next one.
-    let (latest, next_name) = latest_run(&store, &config.name).await?;
-    let resumed = latest.filter(|run| !matches!(run.state, RunState::Finished { .. }));
+    let runs = lineage(&store, &config.name).await?;
+    let resumed = runs.unfinished().cloned();
+    let next_name = runs.next_name;
     let (name, seed, how) = match &resumed {
         Some(run) => (run.spec.name.clone(), run.spec.seed, "resumed"),
         None => (next_name, config.seed.unwrap_or_else(fresh_seed), "new run"),
@@ -223,7 +224,9 @@ async fn run_async(args: &DatagenArgs) -> anyhow::Result<ExitCode> {
     }
 
     let (cancel_tx, cancel_rx) = watch::channel(false);
-    spawn_signal_handlers(cancel_tx);
+    crate::on_stop_signals(move |_| {
+        let _ = cancel_tx.send(true);
+    });
     let (events_tx, events_rx) = mpsc::unbounded_channel();
     let progress = tokio::spawn(progress(
         events_rx,
@@ -332,24 +335,4 @@ async fn progress(
 
 fn info(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
-}
-
-/// Ctrl-C and SIGTERM stop the games; the positions of the stored ones are still exported.
-fn spawn_signal_handlers(cancel: watch::Sender<bool>) {
-    let cancel = Arc::new(cancel);
-    let on_interrupt = cancel.clone();
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            let _ = on_interrupt.send(true);
-        }
-    });
-    #[cfg(unix)]
-    tokio::spawn(async move {
-        use tokio::signal::unix::{signal, SignalKind};
-        if let Ok(mut terminate) = signal(SignalKind::terminate()) {
-            if terminate.recv().await.is_some() {
-                let _ = cancel.send(true);
-            }
-        }
-    });
 }

@@ -27,10 +27,10 @@ macro_rules! out {
 
 mod datagen_cmd;
 mod match_cmd;
-mod perft;
-mod rate;
+mod perft_cmd;
+mod rate_cmd;
 mod report_cmd;
-mod sprt;
+mod sprt_cmd;
 mod spsa_cmd;
 mod texel_cmd;
 
@@ -47,12 +47,12 @@ enum Command {
     /// Play a match (or SPRT) from a TOML configuration; rerunning resumes it.
     Match(match_cmd::MatchArgs),
     /// Count the leaves of the legal move tree (the output format of Stockfish's `go perft`).
-    Perft(perft::PerftArgs),
+    Perft(perft_cmd::PerftArgs),
     /// Elo, LOS, normalized Elo and the SPRT verdict from match counts; or, with --expect, the
     /// SPRT calculator.
-    Sprt(sprt::SprtArgs),
+    Sprt(sprt_cmd::SprtArgs),
     /// A rating list (maximum-likelihood Elo) from the games of PGN files.
-    Rate(rate::RateArgs),
+    Rate(rate_cmd::RateArgs),
     /// Plotted results of a stored run: an HTML page, a Markdown summary and JSON.
     Report(report_cmd::ReportArgs),
     /// Labelled positions for Texel tuning from staunton's self-play; rerunning resumes it.
@@ -101,6 +101,36 @@ pub const EXIT_USAGE: u8 = 2;
 /// signal killed, so that a pipeline under `set -o pipefail` does not read it as a verdict.
 pub const EXIT_STDOUT_CLOSED: u8 = 141;
 
+/// The signals that stop a run from outside, told apart because the exit status says which.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum StopSignal {
+    /// Ctrl-C (SIGINT).
+    Interrupt,
+    /// SIGTERM (a service manager, `kill`, a CI timeout).
+    Terminate,
+}
+
+/// Calls `stop` on Ctrl-C and on SIGTERM: a run stops the same way for both (games in flight
+/// abandoned uncounted, the exports rebuilt, the run left resumable). Needs a Tokio runtime.
+fn on_stop_signals(stop: impl Fn(StopSignal) + Send + Sync + 'static) {
+    let stop = std::sync::Arc::new(stop);
+    let on_interrupt = stop.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            on_interrupt(StopSignal::Interrupt);
+        }
+    });
+    #[cfg(unix)]
+    tokio::spawn(async move {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut terminate) = signal(SignalKind::terminate()) {
+            if terminate.recv().await.is_some() {
+                stop(StopSignal::Terminate);
+            }
+        }
+    });
+}
+
 fn main() -> ExitCode {
     // `arbiter -engine cmd=... -engine ... -each tc=...`: the cutechess/fastchess grammar.
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -113,9 +143,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Match(args) => match_cmd::run(&args),
-        Command::Perft(args) => perft::run(&args),
-        Command::Sprt(args) => sprt::run(&args),
-        Command::Rate(args) => rate::run(&args),
+        Command::Perft(args) => perft_cmd::run(&args),
+        Command::Sprt(args) => sprt_cmd::run(&args),
+        Command::Rate(args) => rate_cmd::run(&args),
         Command::Report(args) => report_cmd::run(&args),
         Command::Datagen(args) => datagen_cmd::run(&args),
         Command::Tune { method } => match method {

@@ -1,11 +1,12 @@
 //! `arbiter match`: a local match or SPRT, from a TOML config or the cutechess grammar.
 //!
-//! Wiring only: the runner plays, the store keeps, the statistics crate judges. This module
-//! opens the store, finds or creates the run (the same command finds the same run, so
-//! rerunning it resumes; an edited configuration is refused rather than mixed into it), starts
-//! the match, and routes its events to the terminal (cutechess's stream on stdout, arbiter's
-//! own lines and the progress bar on stderr) and to the exports rebuilt from the store; the
-//! live report (`report = "DIR"`, `-report DIR`) is rebuilt from the store beside the games.
+//! Wiring only: the runner plays, the store keeps, the statistics crate judges, and
+//! [`arbiter_runner::lifecycle`] finds, resumes or creates the run (the same command finds the
+//! same run, so rerunning it resumes; an edited configuration is refused rather than mixed into
+//! it) and lays out the exports. This module opens the store, starts the match, and routes its
+//! events to the terminal (cutechess's stream on stdout, arbiter's own lines and the progress
+//! bar on stderr) and to the exports; the live report (`report = "DIR"`, `-report DIR`) is
+//! rebuilt from the store beside the games.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -21,12 +22,13 @@ use arbiter_report::{Format, Report, RunData};
 use arbiter_rules::Color;
 use arbiter_runner::commlog::Level;
 use arbiter_runner::config::{OutputFormat, ReportSettings, RunConfig};
+use arbiter_runner::lifecycle;
 use arbiter_runner::outputs::{self, Export};
 use arbiter_runner::player::PlayerKind;
 use arbiter_runner::standings::{self, PairingResult, Standings};
 use arbiter_runner::tournament::{run_match, Event, MatchSpec, Summary, Verdict};
-use arbiter_stats::{SprtState, SprtStatus};
-use arbiter_store::{Location, Pairing, RunId, RunSpec, RunState, Store, Totals};
+use arbiter_stats::SprtStatus;
+use arbiter_store::{Location, RunId, Store, Totals};
 use indicatif::{ProgressBar, ProgressStyle};
 use tokio::sync::{mpsc, watch};
 
@@ -200,7 +202,7 @@ impl Console {
 }
 
 async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result<ExitCode> {
-    let (file_config, mut base) = match (&given, &args.config) {
+    let (file_config, base) = match (&given, &args.config) {
         (Some(config), _) => (Some(config.clone()), PathBuf::from(".")),
         (None, Some(path)) => {
             let config = RunConfig::load(path)?;
@@ -240,105 +242,21 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
 
     // Find the run: by --resume, else by the configuration's name. Rerunning resumes an
     // unfinished run; after a finished one it starts the next (`name-2`, `name-3`, ...).
-    let (config, run, seed, how) = match &args.resume {
-        Some(key) => {
-            let found = match key.parse::<i64>() {
-                Ok(id) => Some(store.run(RunId::new(id)).await?),
-                Err(_) => store.find_run_by_name(key).await?,
-            };
-            let Some(found) = found else {
-                bail!("--resume {key}: no such run in {location}")
-            };
-            let config = RunConfig::parse(
-                &found.spec.config,
-                &format!("run {} in {location}", found.id),
-            )?;
-            // The stored configuration's relative paths are the start folder's.
-            if let Some(folder) = &config.folder {
-                base.clone_from(folder);
-            }
-            (config, found.id, found.spec.seed, "resumed".to_owned())
-        }
-        None => {
-            let config = file_config.expect("a configuration");
-            let (mut latest, next_name) = latest_run(&store, &config.run_name()).await?;
-            // An unnamed run stored before `rounds` left its derived name is found by the old one.
-            if latest.is_none() {
-                if let Some(legacy) = config.legacy_run_name() {
-                    latest = latest_run(&store, &legacy)
-                        .await?
-                        .0
-                        .filter(|run| !matches!(run.state, RunState::Finished { .. }));
-                }
-            }
-            match latest {
-                Some(found) if !matches!(found.state, RunState::Finished { .. }) => {
-                    let stored = RunConfig::parse(
-                        &found.spec.config,
-                        &format!("run {} in {location}", found.id),
-                    )?;
-                    refuse_edited_configuration(&config, &stored, &found.spec.name, &location)?;
-                    (config, found.id, found.spec.seed, "resumed".to_owned())
-                }
-                previous => {
-                    let how = match previous {
-                        Some(done) => format!(
-                            "new run (run {} of this configuration, {}, is finished)",
-                            done.id, done.spec.name
-                        ),
-                        None => "new run".to_owned(),
-                    };
-                    // Each new run draws its own seed unless one is given, as cutechess and
-                    // fastchess do; it is stored and printed so that `seed` (`-srand`)
-                    // replays any run.
-                    let seed = config.seed.unwrap_or_else(fresh_seed);
-                    // Resolve first: a configuration that cannot run never creates a run.
-                    let resolved = config.resolve(&base, seed)?;
-                    // The start folder goes with the stored configuration (see `--resume`).
-                    // (`run.toml`'s folder is the empty path: the current one.)
-                    let start = match base.as_os_str().is_empty() {
-                        true => Path::new("."),
-                        false => base.as_path(),
-                    };
-                    let stored = RunConfig {
-                        folder: Some(std::path::absolute(start).unwrap_or_else(|_| base.clone())),
-                        ..config.clone()
-                    };
-                    let spec = RunSpec {
-                        name: next_name,
-                        seed,
-                        config: stored.canonical(),
-                        engines: resolved.players.iter().map(|p| p.name.clone()).collect(),
-                        pairings: (0..resolved.pairings.len())
-                            .map(|pairing| {
-                                let [first, second] = resolved.pairings[pairing];
-                                Pairing {
-                                    first,
-                                    second,
-                                    pairs_planned: resolved.pairs_in(pairing),
-                                }
-                            })
-                            .collect(),
-                    };
-                    let id = store.create_run(&spec).await?;
-                    (config, id, seed, how)
-                }
-            }
-        }
+    let opened = match (&args.resume, file_config) {
+        (Some(key), _) => lifecycle::resume_match(&store, key, &location).await?,
+        (None, Some(config)) => lifecycle::open_match(&store, config, &base, &location).await?,
+        (None, None) => unreachable!("a configuration or --resume, checked above"),
     };
-    // One process plays a run: a second one is refused, naming the holder. The lock goes with
-    // this process however it ends, so a run killed with kill -9 resumes at once.
-    let _lock = store.lock_run(run).await?;
-    let mut spec = config.resolve(&base, seed)?;
-    // The log file, like the exports, from the configuration's folder, opened before the
-    // first game so that a path that cannot be written fails now.
-    spec.log = match &config.log {
-        Some(log) => Some(
-            log.open(&base)
-                .map_err(|reason| anyhow::anyhow!("log: {reason}"))?,
-        ),
-        None => None,
-    };
+    // The lock lives as long as the match: one process plays a run.
+    let lifecycle::OpenedMatch {
+        run,
+        seed,
+        config,
+        base,
+        spec,
+        how,
+        lock: _lock,
+    } = opened;
     let spec = Arc::new(spec);
     let before = store.totals(run).await?;
 
@@ -387,28 +305,9 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
 
     // Every output is written once before the first game: a path that cannot be written fails
     // now, not after hours of games, and each file starts as exactly what the store holds.
-    let exports: Vec<(Export, PathBuf)> = [
-        (Export::Pgn, &config.pgnout),
-        (Export::Epd, &config.epdout),
-        (Export::JsonLines, &config.jsonl),
-    ]
-    .into_iter()
-    .filter_map(|(export, path)| path.as_ref().map(|p| (export, base.join(p))))
-    .collect();
-    for (export, path) in &exports {
-        if !export.is_replaceable(&store, run, path).await {
-            let kept = set_aside(path)?;
-            console.info(&format!(
-                "warning: {} holds games that are not this run's; moved to {} (arbiter \
-                 rewrites its outputs from the store, where cutechess would append)",
-                path.display(),
-                kept.display()
-            ));
-        }
-        export
-            .rebuild(&store, run, path, &[], None)
-            .await
-            .with_context(|| format!("write {}", path.display()))?;
+    let (exports, moved) = lifecycle::prepare_exports(&store, run, &config, &base).await?;
+    for warning in moved {
+        console.info(&format!("warning: {warning}"));
     }
     // Each committed pair is appended to every export as it commits, so that a long run can be
     // read (and a killed one inspected) while it plays; the exports are rebuilt whole at the end.
@@ -450,7 +349,13 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
         .clone()
         .map(|live| tokio::spawn(live.follow(committed_rx)));
 
-    spawn_signal_handlers(stop.clone());
+    let on_signal = stop.clone();
+    crate::on_stop_signals(move |signal| {
+        on_signal.request(match signal {
+            crate::StopSignal::Interrupt => StopReason::Interrupt,
+            crate::StopSignal::Terminate => StopReason::Terminate,
+        })
+    });
     let (events_tx, events_rx) = mpsc::unbounded_channel();
     let reporter = tokio::spawn(report(
         spec.clone(),
@@ -544,11 +449,6 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
         console.stdout(&json);
     }
     let code = match &summary.verdict {
-        Verdict::Accepted(SprtState::H1) => 0,
-        Verdict::Accepted(SprtState::H0) => 1,
-        Verdict::Accepted(SprtState::Continue) => 3,
-        Verdict::Complete if spec.sprt.is_some() => 3,
-        Verdict::Complete => 0,
         Verdict::Interrupted => {
             let reason = match stop.reason() {
                 StopReason::Terminate => "terminated",
@@ -568,8 +468,9 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
                 "Stopped after an engine fault (recover is off: give -recover, or recover = true, \
                  to restart the engine and go on): {reason}"
             ));
-            3
+            lifecycle::exit_status(&summary.verdict, spec.sprt.is_some())
         }
+        verdict => lifecycle::exit_status(verdict, spec.sprt.is_some()),
     };
     let finished = format!("Finished run {run}: {}", summary.verdict.as_str());
     console.info(&finished);
@@ -617,56 +518,6 @@ async fn write_exports(
         console.info(&what);
     }
     Ok(())
-}
-
-/// The newest run of a configuration named `name` (`name`, then `name-2`, `name-3`, ...),
-/// and the name the next new run of it takes.
-pub(crate) async fn latest_run(
-    store: &Store,
-    name: &str,
-) -> anyhow::Result<(Option<arbiter_store::Run>, String)> {
-    let mut latest = None;
-    for n in 1u64.. {
-        let candidate = if n == 1 {
-            name.to_owned()
-        } else {
-            format!("{name}-{n}")
-        };
-        match store.find_run_by_name(&candidate).await? {
-            Some(run) => latest = Some(run),
-            None => return Ok((latest, candidate)),
-        }
-    }
-    unreachable!("some name in the sequence is free")
-}
-
-/// A seed no earlier run is likely to have had: std's per-process random hash keys (seeded by
-/// the operating system) over the time.
-pub(crate) fn fresh_seed() -> u64 {
-    use std::hash::{BuildHasher, RandomState};
-    RandomState::new().hash_one(std::time::SystemTime::now())
-}
-
-/// Refuses to continue a stored run with a configuration whose games would differ: its totals
-/// and SPRT would mix two experiments.
-fn refuse_edited_configuration(
-    config: &RunConfig,
-    stored: &RunConfig,
-    name: &str,
-    location: &str,
-) -> anyhow::Result<()> {
-    let differences = config.differences_from(stored);
-    if differences.is_empty() {
-        return Ok(());
-    }
-    bail!(
-        "run {name:?} in {location} was started with another configuration, and continuing it \
-         would mix two experiments in one result (stored -> now):\n  {}\nTo start a new run, \
-         give this configuration another `name` (or another store); to continue the stored run \
-         as it was started, restore those settings or use `arbiter match --resume {name} \
-         --store {location}`",
-        differences.join("\n  ")
-    )
 }
 
 /// The configuration's report settings; unpaired games have no pentanomial statistics to show.
@@ -800,48 +651,11 @@ fn tournament_standings(spec: &MatchSpec, totals: &[Totals]) -> anyhow::Result<S
     Ok(standings::standings(&names, &results, spec.paired)?)
 }
 
-/// Moves a file out of the way to the first free `FILE.old`, `FILE.old.1`, ... name.
-fn set_aside(path: &Path) -> anyhow::Result<PathBuf> {
-    let mut name = path.as_os_str().to_owned();
-    name.push(".old");
-    let mut kept = PathBuf::from(&name);
-    let mut n = 1;
-    while kept.exists() {
-        let mut numbered = name.clone();
-        numbered.push(format!(".{n}"));
-        kept = PathBuf::from(numbered);
-        n += 1;
-    }
-    std::fs::rename(path, &kept)
-        .with_context(|| format!("move {} to {}", path.display(), kept.display()))?;
-    Ok(kept)
-}
-
 fn progress_bar(pairs: u64, done: u64) -> ProgressBar {
     let bar = ProgressBar::new(pairs);
     bar.set_position(done);
     bar.set_style(bar_style(terminal_width().unwrap_or(120)));
     bar
-}
-
-/// Ctrl-C and SIGTERM stop the match the same way: games in flight are abandoned uncounted,
-/// the exports are rebuilt, and the run stays resumable.
-fn spawn_signal_handlers(stop: Arc<Stop>) {
-    let on_interrupt = stop.clone();
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            on_interrupt.request(StopReason::Interrupt);
-        }
-    });
-    #[cfg(unix)]
-    tokio::spawn(async move {
-        use tokio::signal::unix::{signal, SignalKind};
-        if let Ok(mut terminate) = signal(SignalKind::terminate()) {
-            if terminate.recv().await.is_some() {
-                stop.request(StopReason::Terminate);
-            }
-        }
-    });
 }
 
 /// A game finished but not yet committed with its pair: its result counts in the `Score of`

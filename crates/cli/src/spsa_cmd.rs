@@ -24,7 +24,7 @@ use arbiter_tune::spsa::{Spsa, SpsaParam};
 use arbiter_tune::spsa_run::{self, option_value, SpsaConfig, SpsaSetup, StepDone};
 use tokio::sync::mpsc;
 
-use crate::match_cmd::{fresh_seed, latest_run};
+use arbiter_runner::lifecycle::{fresh_seed, lineage};
 
 #[derive(clap::Args)]
 pub struct SpsaArgs {
@@ -116,8 +116,9 @@ async fn tune(args: &SpsaArgs) -> anyhow::Result<Option<RunConfig>> {
         .await
         .with_context(|| format!("open the store {location}"))?;
 
-    let (latest, next_name) = latest_run(&store, &config.run_name()).await?;
-    let existing = match latest {
+    let runs = lineage(&store, &config.run_name()).await?;
+    let next_name = runs.next_name;
+    let existing = match runs.latest {
         Some(run) if !matches!(run.state, RunState::Finished { .. }) => Some(run),
         // Tuned to the end, but its confirmation was cut short (or never started): the rerun
         // continues that, instead of tuning all over again as `NAME-2`.
@@ -307,7 +308,7 @@ async fn confirmation_pending(
     }
     let theta = spsa_run::resume_point(spsa, store, run.id).await?.theta;
     let matched = confirm_config(config, confirm, base, location, spsa, &theta);
-    let (confirmation, _) = latest_run(store, &matched.run_name()).await?;
+    let confirmation = lineage(store, &matched.run_name()).await?.latest;
     Ok(confirmation.is_none_or(|c| !matches!(c.state, RunState::Finished { .. })))
 }
 

@@ -38,11 +38,18 @@
 //! [`LINE_WIDTH`] columns. What they write, this reader reads back to the same start, moves,
 //! comments and result; the tests check that on random games. [`PgnGame::from_game`] is the
 //! match runner's entry point: a finished [`Game`] and its [`Outcome`] in, tags filled.
+//!
+//! # Tags only
+//! [`TagReader`] reads who played and how each game ended without replaying a move, for rating
+//! lists made from files of any size (`arbiter rate`); see its module.
 
 use std::io::{self, BufRead};
 
 use crate::san::{parse_san, san_plus, SanError};
+
+mod tags;
 use crate::{Color, Game, IllegalMove, Move, Outcome, Position, PositionError, RuleSet};
+pub use tags::{GameTags, TagError, TagReader};
 
 /// The tags every PGN game carries, in the order the standard requires them.
 pub const SEVEN_TAG_ROSTER: [&str; 7] =

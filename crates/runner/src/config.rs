@@ -296,7 +296,9 @@ pub enum ConfigError {
     Invalid { field: String, reason: String },
 }
 
-fn invalid(field: impl Into<String>, reason: impl Into<String>) -> ConfigError {
+/// A setting that cannot be used, named by its field (`rounds`, `engine[dev].tc`, ...), and
+/// why; shared by every configuration that embeds a run's (the tuner's, datagen's).
+pub fn invalid(field: impl Into<String>, reason: impl Into<String>) -> ConfigError {
     ConfigError::Invalid {
         field: field.into(),
         reason: reason.into(),
@@ -1214,8 +1216,10 @@ fn absolute(base: &Path, path: &Path) -> PathBuf {
     }
 }
 
-/// FNV-1a: a stable hash (unlike `DefaultHasher`, which may change between Rust releases).
-fn fnv1a(bytes: &[u8]) -> u64 {
+/// The digest an unnamed run's name is derived from: FNV-1a over its canonical text, stable
+/// across Rust releases (unlike `DefaultHasher`), so the same configuration finds the same run
+/// with any arbiter build.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })

@@ -11,7 +11,8 @@
 //! game; [`commlog`] is the run's log of engine lines and messages. Faults of engines are ordinary outcomes at every layer, never errors that stop a run.
 //! Above them, [`config`] reads a run (TOML, or cutechess/fastchess flags in
 //! [`config::cutechess`]), checks it from its text alone, and resolves it on the machine that
-//! plays it into a [`tournament::MatchSpec`].
+//! plays it into a [`tournament::MatchSpec`]. [`lifecycle`] opens, resumes or creates the
+//! stored run a configuration names, the same way for every command.
 
 // A library speaks through its caller (events, writers, errors); the terminal is the binary's.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
@@ -21,6 +22,7 @@ pub mod builtin;
 pub mod commlog;
 pub mod config;
 pub mod game;
+pub mod lifecycle;
 pub mod openings;
 pub mod outputs;
 pub mod player;

@@ -23,7 +23,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arbiter_runner::config::{ConfigError, RunConfig, SprtConfig};
+use arbiter_runner::config::{fnv1a, invalid, ConfigError, RunConfig, SprtConfig};
 use arbiter_runner::player::{PlayerKind, PlayerSpec};
 use arbiter_runner::tournament::{tally_pairs, Event, MatchError, MatchSpec};
 use arbiter_store::{
@@ -111,13 +111,6 @@ pub struct SpsaConfig {
 #[serde(deny_unknown_fields)]
 struct OnlySpsa {
     spsa: Option<SpsaSection>,
-}
-
-fn invalid(field: impl Into<String>, reason: impl Into<String>) -> ConfigError {
-    ConfigError::Invalid {
-        field: field.into(),
-        reason: reason.into(),
-    }
 }
 
 impl SpsaConfig {
@@ -442,13 +435,6 @@ pub async fn check_uci_options(
         Some(reason) => Err(invalid(field, reason).into()),
         None => Ok(()),
     }
-}
-
-/// FNV-1a, 64 bits: a stable hash for run names (std's hashers may change between releases).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
-        (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
 }
 
 /// What a tuning run was created with, as the store keeps it (JSON): a resumed run is checked

@@ -1,0 +1,446 @@
+//! A run's life around its games, in one place for `arbiter match` (and tournaments), `tune
+//! spsa` and `datagen`: find the stored run a configuration names and resume it, or start the
+//! next one (`NAME`, `NAME-2`, ... each with a seed of its own, stored so that it replays);
+//! refuse to continue a run with a configuration whose games would differ; hold the run's lock
+//! while it plays; lay out the export files before the first game; and say what a verdict means
+//! as an exit status. The binary parses arguments, calls these and prints.
+//!
+//! Nothing here plays a game or prints a line: a coordinator that queues runs for a fleet opens
+//! them the same way.
+
+use std::path::{Path, PathBuf};
+
+use arbiter_stats::SprtState;
+use arbiter_store::{Pairing, Run, RunId, RunLock, RunSpec, RunState, Store, StoreError};
+
+use crate::config::{ConfigError, RunConfig};
+use crate::outputs::Export;
+use crate::tournament::{MatchSpec, Verdict};
+
+/// Why a run could not be opened: the store, the configuration, or the run found.
+#[derive(Debug, thiserror::Error)]
+pub enum LifecycleError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("--resume {key}: no such run in {location}")]
+    NoSuchRun { key: String, location: String },
+    /// Continuing would mix two experiments in one result.
+    #[error(
+        "run {name:?} in {location} was started with another configuration, and continuing it \
+         would mix two experiments in one result (stored -> now):\n  {}\nTo start a new run, \
+         give this configuration another `name` (or another store); to continue the stored run \
+         as it was started, restore those settings or use `arbiter match --resume {name} \
+         --store {location}`",
+        differences.join("\n  ")
+    )]
+    Edited {
+        name: String,
+        location: String,
+        differences: Vec<String>,
+    },
+    #[error("write {}: {source}", path.display())]
+    Export {
+        path: PathBuf,
+        source: crate::outputs::ExportError,
+    },
+    #[error("{action} {}: {source}", path.display())]
+    File {
+        action: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// The runs of one configuration: the newest stored under its name (`name`, then `name-2`,
+/// `name-3`, ...), and the name its next new run takes.
+#[derive(Debug)]
+pub struct Lineage {
+    pub latest: Option<Run>,
+    pub next_name: String,
+}
+
+impl Lineage {
+    /// The newest run, if it is still unfinished: the one a rerun continues.
+    pub fn unfinished(&self) -> Option<&Run> {
+        self.latest
+            .as_ref()
+            .filter(|run| !matches!(run.state, RunState::Finished { .. }))
+    }
+}
+
+/// The runs named after `name` in `store`.
+pub async fn lineage(store: &Store, name: &str) -> Result<Lineage, StoreError> {
+    let mut latest = None;
+    for n in 1u64.. {
+        let candidate = if n == 1 {
+            name.to_owned()
+        } else {
+            format!("{name}-{n}")
+        };
+        match store.find_run_by_name(&candidate).await? {
+            Some(run) => latest = Some(run),
+            None => {
+                return Ok(Lineage {
+                    latest,
+                    next_name: candidate,
+                })
+            }
+        }
+    }
+    unreachable!("some name in the sequence is free")
+}
+
+/// A seed no earlier run is likely to have had: std's per-process random hash keys (seeded by
+/// the operating system) over the time. Each new run draws its own unless one is given, as
+/// cutechess and fastchess do; it is stored and printed so that `seed` (`-srand`) replays it.
+pub fn fresh_seed() -> u64 {
+    use std::hash::{BuildHasher, RandomState};
+    RandomState::new().hash_one(std::time::SystemTime::now())
+}
+
+/// A match or tournament run, opened and locked, ready to play.
+pub struct OpenedMatch {
+    pub run: RunId,
+    pub seed: u64,
+    /// The configuration the run plays: the stored one when resumed by `--resume`.
+    pub config: RunConfig,
+    /// The folder the configuration's relative paths are taken from: the one the run was
+    /// started in.
+    pub base: PathBuf,
+    /// The run resolved on this machine (its log opened).
+    pub spec: MatchSpec,
+    /// How the run was found, for the first line: `new run`, `resumed`, or a new run after a
+    /// finished one of the same configuration.
+    pub how: String,
+    /// One process plays a run: a second one is refused, naming the holder. The lock goes with
+    /// this process however it ends, so a run killed with kill -9 resumes at once.
+    pub lock: RunLock,
+}
+
+/// Continues stored run `key` (its id or name) with the configuration it was started with,
+/// from the folder it was started in.
+pub async fn resume_match(
+    store: &Store,
+    key: &str,
+    location: &str,
+) -> Result<OpenedMatch, LifecycleError> {
+    let found = match key.parse::<i64>() {
+        Ok(id) => Some(store.run(RunId::new(id)).await?),
+        Err(_) => store.find_run_by_name(key).await?,
+    };
+    let Some(found) = found else {
+        return Err(LifecycleError::NoSuchRun {
+            key: key.to_owned(),
+            location: location.to_owned(),
+        });
+    };
+    let config = stored_config(&found, location)?;
+    // The stored configuration's relative paths are the start folder's.
+    let base = config.folder.clone().unwrap_or_else(|| PathBuf::from("."));
+    locked(
+        store,
+        found.id,
+        found.spec.seed,
+        config,
+        base,
+        "resumed".to_owned(),
+    )
+    .await
+}
+
+/// Opens the run `config` (read from the folder `base`) names: the newest unfinished run of
+/// its name resumes, unless the configuration was edited since (refused: its games would
+/// differ); after a finished one, or none, a new run starts under the next free name with the
+/// configuration's seed or a fresh one. A configuration that cannot run on this machine never
+/// creates a run.
+pub async fn open_match(
+    store: &Store,
+    config: RunConfig,
+    base: &Path,
+    location: &str,
+) -> Result<OpenedMatch, LifecycleError> {
+    // The text is judged before anything is looked up or created.
+    config.check()?;
+    let mut runs = lineage(store, &config.run_name()).await?;
+    // An unnamed run stored before `rounds` left its derived name is found by the old one.
+    if runs.latest.is_none() {
+        if let Some(legacy) = config.legacy_run_name() {
+            let old = lineage(store, &legacy).await?;
+            if old.unfinished().is_some() {
+                runs.latest = old.latest;
+            }
+        }
+    }
+    if let Some(found) = runs.unfinished() {
+        let stored = stored_config(found, location)?;
+        let differences = config.differences_from(&stored);
+        if !differences.is_empty() {
+            return Err(LifecycleError::Edited {
+                name: found.spec.name.clone(),
+                location: location.to_owned(),
+                differences,
+            });
+        }
+        let (id, seed) = (found.id, found.spec.seed);
+        return locked(store, id, seed, config, base.to_owned(), "resumed".into()).await;
+    }
+    let how = match &runs.latest {
+        Some(done) => format!(
+            "new run (run {} of this configuration, {}, is finished)",
+            done.id, done.spec.name
+        ),
+        None => "new run".to_owned(),
+    };
+    let seed = config.seed.unwrap_or_else(fresh_seed);
+    let spec = config.resolve(base, seed)?;
+    // The start folder goes with the stored configuration (see `resume_match`); `run.toml`'s
+    // folder is the empty path: the current one.
+    let start = match base.as_os_str().is_empty() {
+        true => Path::new("."),
+        false => base,
+    };
+    let stored = RunConfig {
+        folder: Some(std::path::absolute(start).unwrap_or_else(|_| base.to_owned())),
+        ..config.clone()
+    };
+    let run = store
+        .create_run(&RunSpec {
+            name: runs.next_name,
+            seed,
+            config: stored.canonical(),
+            engines: spec.players.iter().map(|p| p.name.clone()).collect(),
+            pairings: (0..spec.pairings.len())
+                .map(|pairing| {
+                    let [first, second] = spec.pairings[pairing];
+                    Pairing {
+                        first,
+                        second,
+                        pairs_planned: spec.pairs_in(pairing),
+                    }
+                })
+                .collect(),
+        })
+        .await?;
+    let lock = store.lock_run(run).await?;
+    Ok(OpenedMatch {
+        run,
+        seed,
+        config,
+        base: base.to_owned(),
+        spec,
+        how,
+        lock,
+    })
+}
+
+/// Locks an existing run, then resolves its configuration on this machine.
+async fn locked(
+    store: &Store,
+    run: RunId,
+    seed: u64,
+    config: RunConfig,
+    base: PathBuf,
+    how: String,
+) -> Result<OpenedMatch, LifecycleError> {
+    let lock = store.lock_run(run).await?;
+    let spec = config.resolve(&base, seed)?;
+    Ok(OpenedMatch {
+        run,
+        seed,
+        config,
+        base,
+        spec,
+        how,
+        lock,
+    })
+}
+
+/// The configuration `run` was stored with.
+fn stored_config(run: &Run, location: &str) -> Result<RunConfig, ConfigError> {
+    RunConfig::parse(&run.spec.config, &format!("run {} in {location}", run.id))
+}
+
+/// The export files of a run, each written once before the first game as exactly what the
+/// store holds, so that a path that cannot be written fails now, not after hours of games. A
+/// file that holds games of something else is moved aside first (arbiter rewrites its outputs
+/// from the store, where cutechess would append); each move is returned as a warning.
+pub async fn prepare_exports(
+    store: &Store,
+    run: RunId,
+    config: &RunConfig,
+    base: &Path,
+) -> Result<(Vec<(Export, PathBuf)>, Vec<String>), LifecycleError> {
+    let exports: Vec<(Export, PathBuf)> = [
+        (Export::Pgn, &config.pgnout),
+        (Export::Epd, &config.epdout),
+        (Export::JsonLines, &config.jsonl),
+    ]
+    .into_iter()
+    .filter_map(|(export, path)| path.as_ref().map(|p| (export, base.join(p))))
+    .collect();
+    let mut warnings = Vec::new();
+    for (export, path) in &exports {
+        if !export.is_replaceable(store, run, path).await {
+            let kept = set_aside(path)?;
+            warnings.push(format!(
+                "{} holds games that are not this run's; moved to {} (arbiter rewrites its \
+                 outputs from the store, where cutechess would append)",
+                path.display(),
+                kept.display()
+            ));
+        }
+        export
+            .rebuild(store, run, path, &[], None)
+            .await
+            .map_err(|source| LifecycleError::Export {
+                path: path.clone(),
+                source,
+            })?;
+    }
+    Ok((exports, warnings))
+}
+
+/// Moves a file out of the way to the first free `FILE.old`, `FILE.old.1`, ... name.
+fn set_aside(path: &Path) -> Result<PathBuf, LifecycleError> {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".old");
+    let mut kept = PathBuf::from(&name);
+    let mut n = 1;
+    while kept.exists() {
+        let mut numbered = name.clone();
+        numbered.push(format!(".{n}"));
+        kept = PathBuf::from(numbered);
+        n += 1;
+    }
+    std::fs::rename(path, &kept).map_err(|source| LifecycleError::File {
+        action: "move aside",
+        path: path.to_owned(),
+        source,
+    })?;
+    Ok(kept)
+}
+
+/// The exit status of a run that ended by itself (not stopped from outside): 0 when H1 is
+/// accepted or a run without an SPRT completed, 1 when H0 is accepted, 3 when an SPRT ran out
+/// of games undecided or an engine fault stopped the run. Scripts and CI gate on these.
+pub fn exit_status(verdict: &Verdict, with_sprt: bool) -> u8 {
+    match verdict {
+        Verdict::Accepted(SprtState::H1) => 0,
+        Verdict::Accepted(SprtState::H0) => 1,
+        Verdict::Accepted(SprtState::Continue) => 3,
+        Verdict::Complete if with_sprt => 3,
+        Verdict::Complete => 0,
+        Verdict::Interrupted => 130,
+        Verdict::Fault(_) => 3,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbiter_store::Location;
+
+    fn quick_config(dir: &Path, extra: &str) -> RunConfig {
+        let text = format!(
+            "rounds = 1\n{extra}\n[[engine]]\nname = \"dev\"\nbuiltin = \"staunton\"\n\
+             [[engine]]\nname = \"base\"\nbuiltin = \"staunton\"\n[each]\nnodes = 50\nhash = 0\n"
+        );
+        let path = dir.join("run.toml");
+        std::fs::write(&path, text).unwrap();
+        RunConfig::load(&path).unwrap()
+    }
+
+    /// Rerunning resumes the unfinished run with its seed; an edited configuration is refused
+    /// naming the change; after the run finishes, the same configuration starts `NAME-2` with
+    /// a seed of its own; `--resume` by name finds it with its stored configuration.
+    #[tokio::test]
+    async fn a_configuration_resumes_its_run_refuses_edits_and_starts_the_next() {
+        let dir = tempfile::tempdir().unwrap();
+        let location = dir.path().join("runs.db").display().to_string();
+        let store = Store::open(&Location::parse(&location)).await.unwrap();
+        let config = quick_config(dir.path(), "name = \"trial\"");
+
+        let first = open_match(&store, config.clone(), dir.path(), &location)
+            .await
+            .unwrap();
+        assert_eq!(first.how, "new run");
+        let (run, seed) = (first.run, first.seed);
+        drop(first);
+        let again = open_match(&store, config.clone(), dir.path(), &location)
+            .await
+            .unwrap();
+        assert_eq!(
+            (again.run, again.seed, again.how.as_str()),
+            (run, seed, "resumed")
+        );
+        drop(again);
+
+        let edited = quick_config(
+            dir.path(),
+            "name = \"trial\"\n[adjudication]\nmaxmoves = 40",
+        );
+        match open_match(&store, edited, dir.path(), &location).await {
+            Err(LifecycleError::Edited {
+                name, differences, ..
+            }) => {
+                assert_eq!(name, "trial");
+                assert!(
+                    differences.iter().any(|d| d.contains("maxmoves")),
+                    "{differences:?}"
+                );
+            }
+            other => panic!("expected Edited, got {:?}", other.map(|o| o.run)),
+        }
+
+        store
+            .finish_run(run, arbiter_store::RunOutcome::Complete)
+            .await
+            .unwrap();
+        let next = open_match(&store, config, dir.path(), &location)
+            .await
+            .unwrap();
+        assert_ne!(next.run, run);
+        assert!(next.how.contains("is finished"), "{}", next.how);
+        let lineage = lineage(&store, "trial").await.unwrap();
+        assert_eq!(lineage.next_name, "trial-3");
+        assert_eq!(lineage.unfinished().map(|r| r.id), Some(next.run));
+        let next_run = next.run;
+        drop(next);
+
+        let resumed = resume_match(&store, "trial-2", &location).await.unwrap();
+        assert_eq!(resumed.run, next_run);
+        assert_eq!(resumed.base, std::path::absolute(dir.path()).unwrap());
+        assert!(matches!(
+            resume_match(&store, "nothing", &location).await,
+            Err(LifecycleError::NoSuchRun { .. })
+        ));
+    }
+
+    /// A second holder of a run is refused while the first holds its lock.
+    #[tokio::test]
+    async fn an_opened_run_is_locked() {
+        let dir = tempfile::tempdir().unwrap();
+        let location = dir.path().join("runs.db").display().to_string();
+        let store = Store::open(&Location::parse(&location)).await.unwrap();
+        let config = quick_config(dir.path(), "");
+        let held = open_match(&store, config.clone(), dir.path(), &location)
+            .await
+            .unwrap();
+        assert!(matches!(
+            open_match(&store, config, dir.path(), &location).await,
+            Err(LifecycleError::Store(_))
+        ));
+        drop(held);
+    }
+
+    #[test]
+    fn exit_statuses_gate_on_the_verdict() {
+        assert_eq!(exit_status(&Verdict::Accepted(SprtState::H1), true), 0);
+        assert_eq!(exit_status(&Verdict::Accepted(SprtState::H0), true), 1);
+        assert_eq!(exit_status(&Verdict::Complete, true), 3);
+        assert_eq!(exit_status(&Verdict::Complete, false), 0);
+        assert_eq!(exit_status(&Verdict::Fault("crash".into()), false), 3);
+    }
+}
