@@ -50,22 +50,35 @@ pub struct MatchArgs {
 
 /// Runs `arbiter match`.
 pub fn run(args: &MatchArgs) -> anyhow::Result<ExitCode> {
-    run_async_with(args, None)
+    run_async_with(args, None, None)
 }
 
 /// Runs a match from an already-parsed configuration (the cutechess grammar).
 pub fn run_config(config: RunConfig, json: bool) -> anyhow::Result<ExitCode> {
-    let args = MatchArgs {
+    run_async_with(&config_args(json), Some(config), None)
+}
+
+/// Runs the confirmation SPRT of tuning run `tuning`: a match from `config` whose run, when
+/// it is created, is stored with the link to the tuning run (what its report finds it by).
+pub fn run_confirmation(config: RunConfig, json: bool, tuning: RunId) -> anyhow::Result<ExitCode> {
+    run_async_with(&config_args(json), Some(config), Some(tuning))
+}
+
+fn config_args(json: bool) -> MatchArgs {
+    MatchArgs {
         config: None,
         resume: None,
         store: None,
         json,
         quiet: false,
-    };
-    run_async_with(&args, Some(config))
+    }
 }
 
-fn run_async_with(args: &MatchArgs, config: Option<RunConfig>) -> anyhow::Result<ExitCode> {
+fn run_async_with(
+    args: &MatchArgs,
+    config: Option<RunConfig>,
+    confirms: Option<RunId>,
+) -> anyhow::Result<ExitCode> {
     // A game with a UCI engine runs on a thread of the blocking pool, and a wait for an engine
     // past the runner's own-thread games takes one too (`arbiter_runner::game::play_game`):
     // one per game in flight at most, and never queued behind each other, where a late read
@@ -75,7 +88,7 @@ fn run_async_with(args: &MatchArgs, config: Option<RunConfig>) -> anyhow::Result
         .max_blocking_threads(arbiter_runner::config::MAX_CONCURRENCY + 512)
         .build()
         .context("start the async runtime")?;
-    runtime.block_on(run_async(args, config))
+    runtime.block_on(run_async(args, config, confirms))
 }
 
 /// Why a match was stopped from outside; the exit status says which.
@@ -199,7 +212,11 @@ impl Console {
     }
 }
 
-async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result<ExitCode> {
+async fn run_async(
+    args: &MatchArgs,
+    given: Option<RunConfig>,
+    confirms: Option<RunId>,
+) -> anyhow::Result<ExitCode> {
     let (file_config, mut base) = match (&given, &args.config) {
         (Some(config), _) => (Some(config.clone()), PathBuf::from(".")),
         (None, Some(path)) => {
@@ -294,6 +311,8 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
                     let seed = config.seed.unwrap_or_else(fresh_seed);
                     // Resolve first: a configuration that cannot run never creates a run.
                     let resolved = config.resolve(&base, seed)?;
+                    // What a report needs, decided now from the checked text (see RunFacts).
+                    let facts = config.check()?.facts();
                     // The start folder goes with the stored configuration (see `--resume`).
                     // (`run.toml`'s folder is the empty path: the current one.)
                     let start = match base.as_os_str().is_empty() {
@@ -319,6 +338,8 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
                                 }
                             })
                             .collect(),
+                        facts: Some(facts),
+                        confirms,
                     };
                     let id = store.create_run(&spec).await?;
                     (config, id, seed, how)

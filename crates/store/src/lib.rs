@@ -180,6 +180,7 @@
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
 mod error;
+mod facts;
 mod location;
 mod migrations;
 mod model;
@@ -194,6 +195,7 @@ use std::collections::BTreeSet;
 use futures_util::stream::BoxStream;
 
 pub use error::{Result, StoreError};
+pub use facts::{Clock, RunFacts, RunKind, SampleModel, SprtFacts};
 pub use location::Location;
 pub use model::{
     Committed, CommittedPair, CommittedStep, GameResult, GameRow, PairKey, PairRecord, PairTally,
@@ -319,6 +321,13 @@ impl Store {
     /// Every run, oldest first.
     pub async fn runs(&self) -> Result<Vec<Run>> {
         with_repo!(self, repo => repo.runs().await)
+    }
+
+    /// The runs created as confirmations of `run` (an SPSA run's SPRT of its tuned values
+    /// against the start), oldest first; none for a run without one, or whose confirmation was
+    /// created before migration 6 stored the link.
+    pub async fn confirmations(&self, run: RunId) -> Result<Vec<Run>> {
+        with_repo!(self, repo => repo.confirmations(run).await)
     }
 
     /// Closes a running run with its verdict. A run
