@@ -1,10 +1,13 @@
 //! `arbiter report` through the real binary, on a real SQLite store made by a short in-process
 //! `arbiter match`: the charts, page, Markdown and JSON hold the store's data.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
 use arbiter_store::{Location, RunId, Store};
+use common::raw_sql;
 
 fn arbiter(args: &[&str], dir: &Path, env: &[(&str, &Path)]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_arbiter"));
@@ -771,21 +774,6 @@ fn a_report_of_what_is_not_a_store_exits_2_and_changes_nothing() {
         .collect();
     files.sort();
     assert_eq!(files, ["empty.db", "notes.db"], "nothing was created");
-}
-
-/// Runs `sql` on the SQLite file `db` as another program would: raw statements, outside the
-/// store's code.
-fn raw_sql(db: &Path, sql: &str) {
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    runtime.block_on(async {
-        use sqlx::Executor;
-        let options = sqlx::sqlite::SqliteConnectOptions::new().filename(db);
-        let pool = sqlx::SqlitePool::connect_with(options).await.unwrap();
-        pool.execute(sqlx::AssertSqlSafe(sql.to_owned()))
-            .await
-            .unwrap_or_else(|e| panic!("{sql}: {e}"));
-        pool.close().await;
-    });
 }
 
 /// The stored configuration of run 1 edited into a text today's `check` refuses: its SPRT's
