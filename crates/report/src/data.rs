@@ -6,7 +6,9 @@ use arbiter_rules::Termination;
 use arbiter_runner::config::RunConfig;
 use arbiter_runner::records::{GameEntry, MoveTime};
 use arbiter_stats::{EloModel, Sprt};
-use arbiter_store::{CommittedPair, GameResult, Run, RunFacts, RunId, Store, StoredGame, Totals};
+use arbiter_store::{
+    CommittedPair, GameResult, Run, RunFacts, RunId, RunKind, Store, StoredGame, Totals,
+};
 use futures_util::TryStreamExt;
 
 use crate::time::{Budget, EngineTimes, GameTimes};
@@ -138,7 +140,14 @@ impl RunData {
             run: found,
             sprt,
             paired: facts.paired(),
-            kind: facts.kind.as_str().to_owned(),
+            // The layout of the games: self-play and a tuning run are one pairing of two
+            // engines, as their reports have always said.
+            kind: match facts.kind {
+                RunKind::Datagen | RunKind::Spsa => RunKind::Match,
+                kind => kind,
+            }
+            .as_str()
+            .to_owned(),
             games_planned: facts.games_planned,
             pairs,
             games,
@@ -258,5 +267,107 @@ impl GameFacts {
         } else {
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbiter_store::{Clock, Location, RunSpec, SampleModel, SprtFacts};
+
+    fn facts(model: &str) -> RunFacts {
+        RunFacts {
+            version: RunFacts::VERSION,
+            kind: RunKind::Match,
+            model: SampleModel::Trinomial,
+            sprt: Some(SprtFacts {
+                elo0: -1.0,
+                elo1: 4.0,
+                alpha: 0.1,
+                beta: 0.05,
+                model: model.into(),
+            }),
+            games_planned: 7,
+            clocks: vec![
+                Some(Clock {
+                    moves: None,
+                    base_ms: 8_000.0,
+                    increment_ms: 80.0,
+                    hourglass: false,
+                }),
+                None,
+            ],
+        }
+    }
+
+    async fn load(spec: RunSpec) -> Result<RunData, ReportError> {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&Location::Sqlite(dir.path().join("runs.db")))
+            .await
+            .unwrap();
+        let run = store.create_run(&spec).await.unwrap();
+        RunData::load(&store, run).await
+    }
+
+    /// What a run is comes from its facts alone: its stored configuration text is not even read
+    /// (here it is no configuration at all).
+    #[tokio::test]
+    async fn a_run_is_read_from_its_facts_not_its_configuration() {
+        let spec = RunSpec::head_to_head(
+            "r".into(),
+            1,
+            "not toml [".into(),
+            "a".into(),
+            "b".into(),
+            4,
+        )
+        .with_facts(facts("logistic"));
+        let data = load(spec).await.unwrap();
+        let sprt = data.sprt.expect("the stored SPRT");
+        assert_eq!(
+            (sprt.elo0(), sprt.elo1(), sprt.alpha(), sprt.beta()),
+            (-1.0, 4.0, 0.1, 0.05)
+        );
+        assert_eq!(sprt.model(), EloModel::Logistic);
+        assert!(!data.paired);
+        assert_eq!((data.kind.as_str(), data.games_planned), ("match", 7));
+        assert_eq!(
+            data.budgets.into_iter().collect::<Vec<_>>(),
+            [(
+                "a".to_owned(),
+                Budget {
+                    base_ms: 8_000.0,
+                    increment_ms: 80.0,
+                    moves: None
+                }
+            )]
+        );
+    }
+
+    /// Facts a report cannot use are an error naming the run and the fact; a run without facts
+    /// and without a configuration that reads names the run too.
+    #[tokio::test]
+    async fn unusable_facts_and_configurations_name_the_run() {
+        let spec = RunSpec::head_to_head("r".into(), 1, String::new(), "a".into(), "b".into(), 4);
+        let error = load(spec.clone().with_facts(facts("bayes")))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("run 1: its stored facts: unknown Elo model \"bayes\""),
+            "{error}"
+        );
+        let spec = RunSpec {
+            config: "rounds = \"many\"".into(),
+            ..spec
+        };
+        let error = load(spec).await.unwrap_err().to_string();
+        assert!(
+            error.starts_with(
+                "run 1 (r) was stored before arbiter kept a run's facts, and its stored \
+                 configuration no longer reads: "
+            ),
+            "{error}"
+        );
     }
 }
