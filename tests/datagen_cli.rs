@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use arbiter_rules::pgn::PgnReader;
-use arbiter_store::{Location, Store};
+use arbiter_store::{Location, RunKind, Store};
 use arbiter_tune::positions::{positions_of, read_positions, Filter};
 use common::{arbiter, text, BOOK};
 
@@ -228,5 +228,19 @@ fn an_odd_game_count_is_played_exactly() {
     assert!(
         stdout.contains("Games: 3 (run 1, datagen, seed 5)"),
         "{stdout}"
+    );
+    // Its facts, stored with it for reports: self-play of three games, on no clock.
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let facts = runtime.block_on(async {
+        let store = Store::open_existing(&Location::Sqlite(dir.path().join("dg.db")))
+            .await
+            .unwrap();
+        let run = store.find_run_by_name("datagen").await.unwrap().unwrap();
+        store.close().await;
+        run.spec.facts.expect("stored facts")
+    });
+    assert_eq!(
+        (facts.kind, facts.games_planned, facts.clocks),
+        (RunKind::Datagen, 3, vec![None, None])
     );
 }

@@ -1,10 +1,13 @@
 //! `arbiter report` through the real binary, on a real SQLite store made by a short in-process
 //! `arbiter match`: the charts, page, Markdown and JSON hold the store's data.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
 use arbiter_store::{Location, RunId, Store};
+use common::raw_sql;
 
 fn arbiter(args: &[&str], dir: &Path, env: &[(&str, &Path)]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_arbiter"));
@@ -771,4 +774,106 @@ fn a_report_of_what_is_not_a_store_exits_2_and_changes_nothing() {
         .collect();
     files.sort();
     assert_eq!(files, ["empty.db", "notes.db"], "nothing was created");
+}
+
+/// The stored configuration of run 1 edited into a text today's `check` refuses: its SPRT's
+/// hypotheses the wrong way round (a stand-in for any check a later arbiter tightens).
+const REFUSED_CONFIG: &str =
+    "UPDATE runs SET config = REPLACE(config, 'elo1 = 10.0', 'elo1 = -10.0') WHERE id = 1";
+
+/// `arbiter report 1` in `dir` as JSON; its exit code and report.json's text (empty when it
+/// failed), and its stderr.
+fn json_report(dir: &Path) -> (Option<i32>, String, String) {
+    let _ = std::fs::remove_dir_all(dir.join("report-1"));
+    let out = arbiter(
+        &["report", "1", "--store", "runs.db", "--format", "json"],
+        dir,
+        &[],
+    );
+    let json =
+        std::fs::read_to_string(dir.join("report-1").join("report.json")).unwrap_or_default();
+    (
+        out.status.code(),
+        json,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A finished run whose stored configuration text no longer passes today's checks is reported
+/// from the facts stored when it was created: the same report as before the edit, with the
+/// store's games, the Elo and the SPRT bounds it was played under.
+#[test]
+fn a_run_whose_stored_configuration_no_longer_checks_is_reported_from_its_facts() {
+    let dir = tempfile::tempdir().unwrap();
+    let summary = play_match(dir.path());
+    let db = dir.path().join("runs.db");
+    let (totals, _) = store_counts(&db);
+    let (code, before, stderr) = json_report(dir.path());
+    assert_eq!(code, Some(0), "{stderr}");
+
+    raw_sql(&db, REFUSED_CONFIG);
+    let edited = dir.path().join("edited.toml");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let stored = runtime.block_on(async {
+        let store = Store::open_existing(&Location::parse(&db.display().to_string()))
+            .await
+            .unwrap();
+        store.run(RunId::new(1)).await.unwrap().spec.config
+    });
+    std::fs::write(&edited, &stored).unwrap();
+    let refused = arbiter(&["match", "edited.toml"], dir.path(), &[]);
+    assert_eq!(
+        refused.status.code(),
+        Some(2),
+        "today's check refuses the text"
+    );
+
+    let (code, after, stderr) = json_report(dir.path());
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(after, before, "the report is the one made before the edit");
+    let json: serde_json::Value = serde_json::from_str(&after).unwrap();
+    let s = &json["summary"];
+    assert_eq!(s["games"], 2 * totals.pairs);
+    assert_eq!(s["games_planned"], 8);
+    assert_eq!(s["wins"], totals.wins);
+    assert_eq!(s["losses"], totals.losses);
+    assert_eq!(s["elo"], summary["elo"]);
+    assert_eq!(s["sprt_bounds"], serde_json::json!([0.0, 10.0]));
+    assert_eq!(s["sprt_model"], "normalized");
+    assert_eq!(s["llr"], summary["llr"]);
+    assert_eq!(s["model"], "pentanomial");
+}
+
+/// A store written at schema 5, before runs kept their facts: `arbiter report` upgrades it in
+/// place and reports its run from the stored configuration, as before; when that text no
+/// longer checks either, the error names the run and why, and the command exits 2.
+#[test]
+fn a_run_stored_before_its_facts_is_reported_from_its_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    play_match(dir.path());
+    let db = dir.path().join("runs.db");
+    let (code, current, stderr) = json_report(dir.path());
+    assert_eq!(code, Some(0), "{stderr}");
+
+    // The file as schema 5 left it: no facts, no link, no migration 6.
+    raw_sql(
+        &db,
+        "DROP INDEX runs_by_confirms_run; ALTER TABLE runs DROP COLUMN facts; \
+         ALTER TABLE runs DROP COLUMN confirms_run; \
+         DELETE FROM _sqlx_migrations WHERE version = 6;",
+    );
+    let (code, old, stderr) = json_report(dir.path());
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(old, current, "the same report from the configuration");
+
+    raw_sql(&db, REFUSED_CONFIG);
+    let (code, _, stderr) = json_report(dir.path());
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "run 1 (ci-run) was stored before arbiter kept a run's facts, and its stored \
+             configuration no longer reads"
+        ) && stderr.contains("elo0 (0) must be below elo1 (-10)"),
+        "{stderr}"
+    );
 }

@@ -8,8 +8,8 @@ mod common;
 
 use std::path::Path;
 
-use arbiter_store::{Location, Store};
-use common::{arbiter, text, BOOK};
+use arbiter_store::{Location, RunKind, Store};
+use common::{arbiter, raw_sql, text, BOOK};
 
 /// Knight and bishop from deliberately wrong values, moving visibly in a few steps.
 const PARAMS: &str = "# name, type, start, min, max, c_end, r_end\n\
@@ -157,6 +157,63 @@ fn a_tuning_run_reports_each_parameters_path_and_the_confirmation() {
     assert!(html.contains("<figure id=\"confirmation-llr\">"));
     assert!(md.contains("### Confirmation SPRT: "), "{md}");
     assert!(dir.path().join("rep/confirmation-llr.svg").is_file());
+}
+
+/// The facts and the link `arbiter tune spsa` stores: the tuning run is an SPSA run of 16
+/// games; its confirmation is a paired match under the configured SPRT, linked to it. The
+/// report finds the confirmation by that link whatever it is named, and a confirmation stored
+/// before the link (none) still by its name.
+#[test]
+fn the_confirmation_is_found_by_its_stored_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = tune(
+        dir.path(),
+        "[spsa.confirm]\nelo0 = 0\nelo1 = 10\nrounds = 3\n",
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    let db = dir.path().join("runs.db");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let runs = runtime.block_on(async {
+        let store = Store::open_existing(&Location::parse(&db.display().to_string()))
+            .await
+            .unwrap();
+        let runs = store.runs().await.unwrap();
+        let linked = store.confirmations(runs[0].id).await.unwrap();
+        assert_eq!(linked, runs[1..], "the one confirmation, linked");
+        store.close().await;
+        runs
+    });
+    let [tuning, confirmation] = &runs[..] else {
+        panic!("two runs: {runs:?}")
+    };
+    let facts = tuning.spec.facts.as_ref().expect("the tuning run's facts");
+    assert_eq!(
+        (facts.kind, facts.games_planned, &facts.sprt),
+        (RunKind::Spsa, 16, &None)
+    );
+    assert_eq!(confirmation.spec.confirms, Some(tuning.id));
+    let facts = confirmation.spec.facts.as_ref().expect("the match's facts");
+    assert_eq!(facts.kind, RunKind::Match);
+    assert!(facts.paired());
+    assert_eq!(facts.games_planned, 6);
+    let sprt = facts.sprt.as_ref().expect("the confirmation's SPRT");
+    assert_eq!([sprt.elo0, sprt.elo1], [0.0, 10.0]);
+
+    // Renamed, it is still this run's confirmation: the link, not the name, says so.
+    raw_sql(&db, "UPDATE runs SET name = 'renamed' WHERE id = 2");
+    let (_, _, json) = report(dir.path(), "tune", "linked");
+    assert_eq!(json["confirmation"]["name"], "renamed");
+    // Without the link, as a store of schema 5 holds it, the name finds it.
+    raw_sql(
+        &db,
+        &format!(
+            "UPDATE runs SET name = '{}', confirms_run = NULL WHERE id = 2",
+            confirmation.spec.name
+        ),
+    );
+    let (_, _, json) = report(dir.path(), "tune", "named");
+    assert_eq!(json["confirmation"]["name"], *confirmation.spec.name);
+    assert_eq!(json["confirmation"]["games"], 6);
 }
 
 #[test]

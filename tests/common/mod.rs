@@ -23,3 +23,18 @@ pub fn arbiter(args: &[&str], dir: &Path) -> Output {
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
+
+/// Runs `sql` on the SQLite file `db` as another program would: raw statements, outside the
+/// store's code.
+pub fn raw_sql(db: &Path, sql: &str) {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        use sqlx::Executor;
+        let options = sqlx::sqlite::SqliteConnectOptions::new().filename(db);
+        let pool = sqlx::SqlitePool::connect_with(options).await.unwrap();
+        pool.execute(sqlx::AssertSqlSafe(sql.to_owned()))
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+        pool.close().await;
+    });
+}

@@ -16,7 +16,7 @@ use anyhow::{bail, Context};
 use arbiter_runner::config::RunConfig;
 use arbiter_runner::lifecycle::{fresh_seed, lineage};
 use arbiter_runner::tournament::{run_match, Event, Verdict};
-use arbiter_store::{Location, RunSpec, Store};
+use arbiter_store::{Location, RunFacts, RunKind, RunSpec, Store};
 use arbiter_tune::datagen::{
     export_positions, generate_openings, write_book, DatagenConfig, PositionsSink,
 };
@@ -185,20 +185,27 @@ async fn run_async(args: &DatagenArgs) -> anyhow::Result<ExitCode> {
     }
     write_book(&config.book_path(), &openings)?;
     let checked = run_config.check()?;
+    let facts = RunFacts {
+        kind: RunKind::Datagen,
+        ..checked.facts()
+    };
     let spec = Arc::new(checked.resolve(Path::new("."), seed)?);
     let run = match &resumed {
         Some(run) => run.id,
         None => {
             let engines: Vec<String> = spec.players.iter().map(|p| p.name.clone()).collect();
             store
-                .create_run(&RunSpec::head_to_head(
-                    name.clone(),
-                    seed,
-                    stored_text,
-                    engines[0].clone(),
-                    engines[1].clone(),
-                    spec.pairs,
-                ))
+                .create_run(
+                    &RunSpec::head_to_head(
+                        name.clone(),
+                        seed,
+                        stored_text,
+                        engines[0].clone(),
+                        engines[1].clone(),
+                        spec.pairs,
+                    )
+                    .with_facts(facts),
+                )
                 .await?
         }
     };

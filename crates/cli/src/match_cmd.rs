@@ -52,22 +52,35 @@ pub struct MatchArgs {
 
 /// Runs `arbiter match`.
 pub fn run(args: &MatchArgs) -> anyhow::Result<ExitCode> {
-    run_async_with(args, None)
+    run_async_with(args, None, None)
 }
 
 /// Runs a match from an already-parsed configuration (the cutechess grammar).
 pub fn run_config(config: RunConfig, json: bool) -> anyhow::Result<ExitCode> {
-    let args = MatchArgs {
+    run_async_with(&config_args(json), Some(config), None)
+}
+
+/// Runs the confirmation SPRT of tuning run `tuning`: a match from `config` whose run, when
+/// it is created, is stored with the link to the tuning run (what its report finds it by).
+pub fn run_confirmation(config: RunConfig, json: bool, tuning: RunId) -> anyhow::Result<ExitCode> {
+    run_async_with(&config_args(json), Some(config), Some(tuning))
+}
+
+fn config_args(json: bool) -> MatchArgs {
+    MatchArgs {
         config: None,
         resume: None,
         store: None,
         json,
         quiet: false,
-    };
-    run_async_with(&args, Some(config))
+    }
 }
 
-fn run_async_with(args: &MatchArgs, config: Option<RunConfig>) -> anyhow::Result<ExitCode> {
+fn run_async_with(
+    args: &MatchArgs,
+    config: Option<RunConfig>,
+    confirms: Option<RunId>,
+) -> anyhow::Result<ExitCode> {
     // A game with a UCI engine runs on a thread of the blocking pool, and a wait for an engine
     // past the runner's own-thread games takes one too (`arbiter_runner::game::play_game`):
     // one per game in flight at most, and never queued behind each other, where a late read
@@ -77,7 +90,7 @@ fn run_async_with(args: &MatchArgs, config: Option<RunConfig>) -> anyhow::Result
         .max_blocking_threads(arbiter_runner::config::MAX_CONCURRENCY + 512)
         .build()
         .context("start the async runtime")?;
-    runtime.block_on(run_async(args, config))
+    runtime.block_on(run_async(args, config, confirms))
 }
 
 /// Why a match was stopped from outside; the exit status says which.
@@ -201,7 +214,11 @@ impl Console {
     }
 }
 
-async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result<ExitCode> {
+async fn run_async(
+    args: &MatchArgs,
+    given: Option<RunConfig>,
+    confirms: Option<RunId>,
+) -> anyhow::Result<ExitCode> {
     let (file_config, base) = match (&given, &args.config) {
         (Some(config), _) => (Some(config.clone()), PathBuf::from(".")),
         (None, Some(path)) => {
@@ -244,7 +261,9 @@ async fn run_async(args: &MatchArgs, given: Option<RunConfig>) -> anyhow::Result
     // unfinished run; after a finished one it starts the next (`name-2`, `name-3`, ...).
     let opened = match (&args.resume, file_config) {
         (Some(key), _) => lifecycle::resume_match(&store, key, &location).await?,
-        (None, Some(config)) => lifecycle::open_match(&store, config, &base, &location).await?,
+        (None, Some(config)) => {
+            lifecycle::open_match(&store, config, &base, &location, confirms).await?
+        }
         (None, None) => unreachable!("a configuration or --resume, checked above"),
     };
     // The lock lives as long as the match: one process plays a run.

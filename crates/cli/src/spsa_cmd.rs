@@ -19,7 +19,9 @@ use anyhow::{bail, Context};
 use arbiter_runner::config::RunConfig;
 use arbiter_runner::player::{PlayerKind, PlayerSpec};
 use arbiter_runner::tournament::Event;
-use arbiter_store::{Location, Pairing, RunId, RunSpec, RunState, Store, Totals};
+use arbiter_store::{
+    Location, Pairing, RunFacts, RunId, RunKind, RunSpec, RunState, Store, Totals,
+};
 use arbiter_tune::spsa::{Spsa, SpsaParam};
 use arbiter_tune::spsa_run::{self, option_value, SpsaConfig, SpsaSetup, StepDone};
 use tokio::sync::mpsc;
@@ -55,7 +57,7 @@ pub fn run(args: &SpsaArgs) -> anyhow::Result<ExitCode> {
     match confirm {
         // The match command builds its own runtime: it runs after this one is gone. With
         // `--json`, stdout holds the tuning summary, then the match's, one line each.
-        Some(config) => crate::match_cmd::run_config(config, args.json),
+        Some((config, tuning)) => crate::match_cmd::run_confirmation(config, args.json, tuning),
         None => Ok(ExitCode::SUCCESS),
     }
 }
@@ -65,8 +67,9 @@ fn info(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 
-/// Tunes; returns the confirmation match to play, if the configuration asks for one.
-async fn tune(args: &SpsaArgs) -> anyhow::Result<Option<RunConfig>> {
+/// Tunes; returns the confirmation match to play, if the configuration asks for one, and the
+/// tuning run it confirms.
+async fn tune(args: &SpsaArgs) -> anyhow::Result<Option<(RunConfig, RunId)>> {
     let config = SpsaConfig::load(&args.config)?;
     let base = args
         .config
@@ -78,7 +81,9 @@ async fn tune(args: &SpsaArgs) -> anyhow::Result<Option<RunConfig>> {
     let match_config = config.match_config()?;
     // A `[log]` table, opened here, logs the steps' engines as it logs a match's (each step's
     // match takes the base's log).
-    let mut spec = match_config.check()?.resolve(&base, 0)?;
+    let checked = match_config.check()?;
+    let facts = checked.facts();
+    let mut spec = checked.resolve(&base, 0)?;
     let name = config.engine_name().to_owned();
     spec.players[0].name = format!("{name}+");
     spec.players[1].name = format!("{name}-");
@@ -183,6 +188,13 @@ async fn tune(args: &SpsaArgs) -> anyhow::Result<Option<RunConfig>> {
                     second: 1,
                     pairs_planned: spsa.hyper().pairs,
                 }],
+                facts: Some(RunFacts {
+                    kind: RunKind::Spsa,
+                    games_planned: spsa.hyper().pairs.saturating_mul(2),
+                    sprt: None,
+                    ..facts
+                }),
+                confirms: None,
             };
             (store.create_tuning_run(&run_spec, &setup).await?, "new run")
         }
@@ -271,8 +283,9 @@ async fn tune(args: &SpsaArgs) -> anyhow::Result<Option<RunConfig>> {
     Ok(match &config.spsa.confirm {
         Some(confirm) => {
             info("Confirming: an SPRT of the tuned values against the start values");
-            Some(confirm_config(
-                &config, confirm, &base, &location, &spsa, &theta,
+            Some((
+                confirm_config(&config, confirm, &base, &location, &spsa, &theta),
+                run,
             ))
         }
         None => None,

@@ -5,8 +5,10 @@ use std::collections::BTreeMap;
 use arbiter_rules::Termination;
 use arbiter_runner::config::RunConfig;
 use arbiter_runner::records::{GameEntry, MoveTime};
-use arbiter_stats::Sprt;
-use arbiter_store::{CommittedPair, GameResult, Run, RunId, Store, StoredGame, Totals};
+use arbiter_stats::{EloModel, Sprt};
+use arbiter_store::{
+    CommittedPair, GameResult, Run, RunFacts, RunId, RunKind, Store, StoredGame, Totals,
+};
 use futures_util::TryStreamExt;
 
 use crate::time::{Budget, EngineTimes, GameTimes};
@@ -76,15 +78,47 @@ impl RunData {
     /// Reads run `run` from `store`: an unknown run is the store's `UnknownRun` error. Games
     /// are streamed and reduced to their facts as they come, so a 100,000-game run never holds
     /// its PGN in memory.
+    ///
+    /// What the run is (kind, model, SPRT, plan, clocks) comes from the facts stored when it
+    /// was created, never from re-checking its stored configuration: a later arbiter that
+    /// checks more strictly still reports every run it stored. A run created before the store
+    /// kept facts (schema 6) is read from its configuration as arbiter reads it today.
     pub async fn load(store: &Store, run: RunId) -> Result<RunData, ReportError> {
         let found = store.run(run).await?;
-        let config_error = |source| ReportError::Config {
-            run: run.get(),
-            source,
+        let facts = match &found.spec.facts {
+            Some(facts) => facts.clone(),
+            None => facts_of_an_older_run(&found)?,
         };
-        let checked = RunConfig::parse(&found.spec.config, &format!("run {run}"))
-            .and_then(|config| config.check())
-            .map_err(config_error)?;
+        let sprt = facts
+            .sprt
+            .as_ref()
+            .map(|s| {
+                let model = s
+                    .model
+                    .parse::<EloModel>()
+                    .map_err(|e| ReportError::Facts {
+                        run: run.get(),
+                        reason: e.to_string(),
+                    })?;
+                Sprt::new(s.alpha, s.beta, s.elo0, s.elo1, model).map_err(|source| {
+                    ReportError::Stats {
+                        run: run.get(),
+                        what: "its stored SPRT".into(),
+                        source,
+                    }
+                })
+            })
+            .transpose()?;
+        if facts.clocks.len() != found.spec.engines.len() {
+            return Err(ReportError::Facts {
+                run: run.get(),
+                reason: format!(
+                    "{} clock(s) for {} engines",
+                    facts.clocks.len(),
+                    found.spec.engines.len()
+                ),
+            });
+        }
         let pairs: Vec<CommittedPair> = store.pairs_in_commit_order(run).try_collect().await?;
         let mut games = Vec::new();
         let mut times = BTreeMap::new();
@@ -95,23 +129,32 @@ impl RunData {
         drop(stream);
         let totals = store.totals(run).await?;
         let pairing_totals = store.pairing_totals(run).await?;
+        let budgets = found
+            .spec
+            .engines
+            .iter()
+            .zip(&facts.clocks)
+            .filter_map(|(name, clock)| Some((name.clone(), Budget::from((*clock)?))))
+            .collect();
         Ok(RunData {
             run: found,
-            sprt: checked.sprt,
-            paired: checked.paired,
-            kind: checked.kind.as_str().to_owned(),
-            games_planned: checked.games,
+            sprt,
+            paired: facts.paired(),
+            // The layout of the games: self-play and a tuning run are one pairing of two
+            // engines, as their reports have always said.
+            kind: match facts.kind {
+                RunKind::Datagen | RunKind::Spsa => RunKind::Match,
+                kind => kind,
+            }
+            .as_str()
+            .to_owned(),
+            games_planned: facts.games_planned,
             pairs,
             games,
             totals,
             pairing_totals,
             times,
-            budgets: checked
-                .engines
-                .iter()
-                .zip(&checked.time_controls)
-                .filter_map(|(e, tc)| Some((e.name.clone(), Budget::from(tc.clock?))))
-                .collect(),
+            budgets,
         })
     }
 
@@ -145,6 +188,20 @@ impl RunData {
         }
         by_pair
     }
+}
+
+/// The facts of a run stored before the store kept them, read from its stored configuration
+/// the one way that decides them (`CheckedConfig::facts`, as a new run's are written); a text
+/// that no longer reads is an error naming the run and why.
+fn facts_of_an_older_run(run: &Run) -> Result<RunFacts, ReportError> {
+    RunConfig::parse(&run.spec.config, &format!("run {}", run.id))
+        .and_then(|config| config.check())
+        .map(|checked| checked.facts())
+        .map_err(|source| ReportError::Config {
+            run: run.id.get(),
+            name: run.spec.name.clone(),
+            source,
+        })
 }
 
 impl GameFacts {
@@ -210,5 +267,107 @@ impl GameFacts {
         } else {
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbiter_store::{Clock, Location, RunSpec, SampleModel, SprtFacts};
+
+    fn facts(model: &str) -> RunFacts {
+        RunFacts {
+            version: RunFacts::VERSION,
+            kind: RunKind::Match,
+            model: SampleModel::Trinomial,
+            sprt: Some(SprtFacts {
+                elo0: -1.0,
+                elo1: 4.0,
+                alpha: 0.1,
+                beta: 0.05,
+                model: model.into(),
+            }),
+            games_planned: 7,
+            clocks: vec![
+                Some(Clock {
+                    moves: None,
+                    base_ms: 8_000.0,
+                    increment_ms: 80.0,
+                    hourglass: false,
+                }),
+                None,
+            ],
+        }
+    }
+
+    async fn load(spec: RunSpec) -> Result<RunData, ReportError> {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&Location::Sqlite(dir.path().join("runs.db")))
+            .await
+            .unwrap();
+        let run = store.create_run(&spec).await.unwrap();
+        RunData::load(&store, run).await
+    }
+
+    /// What a run is comes from its facts alone: its stored configuration text is not even read
+    /// (here it is no configuration at all).
+    #[tokio::test]
+    async fn a_run_is_read_from_its_facts_not_its_configuration() {
+        let spec = RunSpec::head_to_head(
+            "r".into(),
+            1,
+            "not toml [".into(),
+            "a".into(),
+            "b".into(),
+            4,
+        )
+        .with_facts(facts("logistic"));
+        let data = load(spec).await.unwrap();
+        let sprt = data.sprt.expect("the stored SPRT");
+        assert_eq!(
+            (sprt.elo0(), sprt.elo1(), sprt.alpha(), sprt.beta()),
+            (-1.0, 4.0, 0.1, 0.05)
+        );
+        assert_eq!(sprt.model(), EloModel::Logistic);
+        assert!(!data.paired);
+        assert_eq!((data.kind.as_str(), data.games_planned), ("match", 7));
+        assert_eq!(
+            data.budgets.into_iter().collect::<Vec<_>>(),
+            [(
+                "a".to_owned(),
+                Budget {
+                    base_ms: 8_000.0,
+                    increment_ms: 80.0,
+                    moves: None
+                }
+            )]
+        );
+    }
+
+    /// Facts a report cannot use are an error naming the run and the fact; a run without facts
+    /// and without a configuration that reads names the run too.
+    #[tokio::test]
+    async fn unusable_facts_and_configurations_name_the_run() {
+        let spec = RunSpec::head_to_head("r".into(), 1, String::new(), "a".into(), "b".into(), 4);
+        let error = load(spec.clone().with_facts(facts("bayes")))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("run 1: its stored facts: unknown Elo model \"bayes\""),
+            "{error}"
+        );
+        let spec = RunSpec {
+            config: "rounds = \"many\"".into(),
+            ..spec
+        };
+        let error = load(spec).await.unwrap_err().to_string();
+        assert!(
+            error.starts_with(
+                "run 1 (r) was stored before arbiter kept a run's facts, and its stored \
+                 configuration no longer reads: "
+            ),
+            "{error}"
+        );
     }
 }

@@ -4,7 +4,8 @@
 //! Three steps, each over plain data so that a new chart or format is one small function:
 //!
 //! 1. [`RunData::load`] reads everything a report needs from the store once, streaming: the
-//!    run's spec and configuration (SPRT bounds, model), its pairs in commit order, the facts of
+//!    run's spec and the facts stored with it (kind, SPRT bounds, model, clocks; never a
+//!    re-check of its configuration), its pairs in commit order, the facts of
 //!    each game from the typed JSON record (no PGN is parsed), and its totals.
 //! 2. [`series`] turns that into the numbers a chart draws (the LLR after each committed pair,
 //!    recomputed from the cumulative counts with [`arbiter_stats::Sprt::status`] exactly as the
@@ -38,13 +39,21 @@ pub enum ReportError {
     /// Reading the store failed (an unknown run, a broken database ...).
     #[error(transparent)]
     Store(#[from] arbiter_store::StoreError),
-    /// The run's stored configuration no longer parses or checks.
-    #[error("run {run}: its stored configuration: {source}")]
+    /// A run stored before the store kept its facts (schema 6), whose stored configuration
+    /// no longer parses or checks: nothing else says what the run was.
+    #[error(
+        "run {run} ({name}) was stored before arbiter kept a run's facts, and its stored \
+         configuration no longer reads: {source}"
+    )]
     Config {
         run: i64,
+        name: String,
         #[source]
         source: arbiter_runner::config::ConfigError,
     },
+    /// A run's stored facts cannot be used (edited by hand, or damaged).
+    #[error("run {run}: its stored facts: {reason}")]
+    Facts { run: i64, reason: String },
     /// A statistic could not be computed from the stored counts.
     #[error("run {run}: {what}: {source}")]
     Stats {

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use arbiter_runner::records::{GameEntry, MoveTime};
-use arbiter_runner::tc::ClockSpec;
+use arbiter_store::Clock;
 use serde::Serialize;
 
 /// Bins per factor of ten, from [`Distribution::FLOOR_MS`] up.
@@ -187,11 +187,11 @@ pub struct Budget {
     pub moves: Option<u32>,
 }
 
-impl From<ClockSpec> for Budget {
-    fn from(clock: ClockSpec) -> Budget {
+impl From<Clock> for Budget {
+    fn from(clock: Clock) -> Budget {
         Budget {
-            base_ms: clock.base.as_secs_f64() * 1000.0,
-            increment_ms: clock.increment.as_secs_f64() * 1000.0,
+            base_ms: clock.base_ms,
+            increment_ms: clock.increment_ms,
             moves: clock.moves,
         }
     }

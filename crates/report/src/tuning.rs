@@ -6,8 +6,9 @@
 //! the plus side); its games are not (each step is tallied in memory), so there is no LLR or
 //! Elo path of the run itself: what tells whether tuning helped is the confirmation, an
 //! ordinary match run `NAME-tuned-vs-NAME-start-HASH` that `arbiter tune spsa` plays after
-//! tuning. It is found by what it plays: the tuned engine at this run's last values against
-//! the start values, and its match report supplies the verdict, Elo and LLR.
+//! tuning, stored with a link to this run (`RunSpec::confirms`); one created before the store
+//! kept that link is found by what it plays: the tuned engine at this run's last values
+//! against the start values. Its match report supplies the verdict, Elo and LLR.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -15,7 +16,7 @@ use std::path::{Path, PathBuf};
 use arbiter_runner::config::{EngineConfig, RunConfig};
 use arbiter_store::{Run, RunId, RunOutcome, RunState, Store, TuningMethod};
 use arbiter_tune::spsa::{Hyper, ParamKind, Spsa, SpsaParam};
-use arbiter_tune::spsa_run::{option_value, stored_theta, SpsaConfig, SpsaSetup};
+use arbiter_tune::spsa_run::{option_value, stored_theta, SpsaSetup};
 use serde::Serialize;
 
 use crate::charts::{self, Ink, Line, LineChart};
@@ -78,14 +79,13 @@ impl TuningData {
                 .map_err(|e| unreadable("set-up", e.to_string()))?,
         };
         let found = store.run(run).await?;
-        // The tuned engine's own name (the run's two players are `NAME+` and `NAME-`).
-        let engine = SpsaConfig::parse(&found.spec.config, &format!("run {run}"))
-            .map_err(|source| ReportError::Config {
-                run: run.get(),
-                source,
-            })?
-            .engine_name()
-            .to_owned();
+        // The tuned engine's own name: the run's two players are `NAME+` and `NAME-`.
+        let engine = found
+            .spec
+            .engines
+            .first()
+            .map(|plus| plus.strip_suffix('+').unwrap_or(plus).to_owned())
+            .unwrap_or_default();
         let mut steps = Vec::new();
         for committed in store.tuning_steps(run).await? {
             let s = committed.step;
@@ -112,13 +112,18 @@ impl TuningData {
                 theta,
             });
         }
-        let confirmation = match steps.last() {
-            Some(last) => {
-                match confirmation_run(store, &found, &engine, &setup, &last.theta).await? {
-                    Some(id) => Some(Box::new(Report::build(&RunData::load(store, id).await?)?)),
-                    None => None,
-                }
+        // The confirmation the store links to this run; a confirmation created before the
+        // link was stored is found by what it plays.
+        let linked = store.confirmations(run).await?.last().map(|c| c.id);
+        let confirmation = match (linked, steps.last()) {
+            (Some(id), _) => Some(id),
+            (None, Some(last)) => {
+                confirmation_by_name(store, &found, &engine, &setup, &last.theta).await?
             }
+            (None, None) => None,
+        };
+        let confirmation = match confirmation {
+            Some(id) => Some(Box::new(Report::build(&RunData::load(store, id).await?)?)),
             None => None,
         };
         Ok(Some(TuningData {
@@ -131,11 +136,11 @@ impl TuningData {
     }
 }
 
-/// The latest match run in `store` that confirms `tuning`: named as `arbiter tune spsa` names
-/// its confirmation, playing the tuned engine at `theta` against the start values. Matching
-/// the values, not only the name, keeps a later tuning run of the same engine from claiming an
-/// earlier run's confirmation.
-async fn confirmation_run(
+/// The latest match run in `store` that confirms `tuning`, for a confirmation created before
+/// the store kept the link: named as `arbiter tune spsa` names its confirmation, playing the
+/// tuned engine at `theta` against the start values. Matching the values, not only the name,
+/// keeps a later tuning run of the same engine from claiming an earlier run's confirmation.
+async fn confirmation_by_name(
     store: &Store,
     tuning: &Run,
     engine: &str,

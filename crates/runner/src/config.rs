@@ -36,6 +36,7 @@ use std::time::Duration;
 
 use arbiter_rules::{DrawApplication, InsufficientMaterial, RuleSet, StalemateRule};
 use arbiter_stats::{EloModel, Sprt};
+use arbiter_store::{Clock, RunFacts, RunKind, SampleModel, SprtFacts};
 use serde::{Deserialize, Serialize};
 
 use crate::adjudication::{Adjudication, DrawRule, ResignRule};
@@ -1019,6 +1020,46 @@ impl CheckedConfig {
             warnings,
             log,
         })
+    }
+
+    /// What a report needs of the run, decided once from the checked text and stored with the
+    /// run (`arbiter_store::RunFacts`), so that a later arbiter that checks more strictly still
+    /// reports it as it was played. A tuning run or self-play keeps the rest and names its own
+    /// kind and plan.
+    pub fn facts(&self) -> RunFacts {
+        RunFacts {
+            version: RunFacts::VERSION,
+            kind: match self.kind {
+                TournamentKind::Match => RunKind::Match,
+                TournamentKind::RoundRobin => RunKind::RoundRobin,
+                TournamentKind::Gauntlet => RunKind::Gauntlet,
+            },
+            model: if self.paired {
+                SampleModel::Pentanomial
+            } else {
+                SampleModel::Trinomial
+            },
+            sprt: self.sprt.as_ref().map(|sprt| SprtFacts {
+                elo0: sprt.elo0(),
+                elo1: sprt.elo1(),
+                alpha: sprt.alpha(),
+                beta: sprt.beta(),
+                model: sprt.model().name().to_owned(),
+            }),
+            games_planned: self.games,
+            clocks: self
+                .time_controls
+                .iter()
+                .map(|tc| {
+                    tc.clock.map(|clock| Clock {
+                        moves: clock.moves,
+                        base_ms: clock.base.as_secs_f64() * 1000.0,
+                        increment_ms: clock.increment.as_secs_f64() * 1000.0,
+                        hourglass: clock.hourglass,
+                    })
+                })
+                .collect(),
+        }
     }
 }
 

@@ -153,16 +153,18 @@ pub async fn resume_match(
 /// Opens the run `config` (read from the folder `base`) names: the newest unfinished run of
 /// its name resumes, unless the configuration was edited since (refused: its games would
 /// differ); after a finished one, or none, a new run starts under the next free name with the
-/// configuration's seed or a fresh one. A configuration that cannot run on this machine never
-/// creates a run.
+/// configuration's seed or a fresh one, and with `confirms`, the tuning run it is the
+/// confirmation SPRT of. A configuration that cannot run on this machine never creates a run.
 pub async fn open_match(
     store: &Store,
     config: RunConfig,
     base: &Path,
     location: &str,
+    confirms: Option<RunId>,
 ) -> Result<OpenedMatch, LifecycleError> {
-    // The text is judged before anything is looked up or created.
-    config.check()?;
+    // The text is judged before anything is looked up or created; what a report needs of the
+    // run is decided from it now and stored with the run (see `RunFacts`).
+    let facts = config.check()?.facts();
     let mut runs = lineage(store, &config.run_name()).await?;
     // An unnamed run stored before `rounds` left its derived name is found by the old one.
     if runs.latest.is_none() {
@@ -221,6 +223,8 @@ pub async fn open_match(
                     }
                 })
                 .collect(),
+            facts: Some(facts),
+            confirms,
         })
         .await?;
     let lock = store.lock_run(run).await?;
@@ -362,13 +366,13 @@ mod tests {
         let store = Store::open(&Location::parse(&location)).await.unwrap();
         let config = quick_config(dir.path(), "name = \"trial\"");
 
-        let first = open_match(&store, config.clone(), dir.path(), &location)
+        let first = open_match(&store, config.clone(), dir.path(), &location, None)
             .await
             .unwrap();
         assert_eq!(first.how, "new run");
         let (run, seed) = (first.run, first.seed);
         drop(first);
-        let again = open_match(&store, config.clone(), dir.path(), &location)
+        let again = open_match(&store, config.clone(), dir.path(), &location, None)
             .await
             .unwrap();
         assert_eq!(
@@ -381,7 +385,7 @@ mod tests {
             dir.path(),
             "name = \"trial\"\n[adjudication]\nmaxmoves = 40",
         );
-        match open_match(&store, edited, dir.path(), &location).await {
+        match open_match(&store, edited, dir.path(), &location, None).await {
             Err(LifecycleError::Edited {
                 name, differences, ..
             }) => {
@@ -398,7 +402,7 @@ mod tests {
             .finish_run(run, arbiter_store::RunOutcome::Complete)
             .await
             .unwrap();
-        let next = open_match(&store, config, dir.path(), &location)
+        let next = open_match(&store, config, dir.path(), &location, None)
             .await
             .unwrap();
         assert_ne!(next.run, run);
@@ -425,11 +429,11 @@ mod tests {
         let location = dir.path().join("runs.db").display().to_string();
         let store = Store::open(&Location::parse(&location)).await.unwrap();
         let config = quick_config(dir.path(), "");
-        let held = open_match(&store, config.clone(), dir.path(), &location)
+        let held = open_match(&store, config.clone(), dir.path(), &location, None)
             .await
             .unwrap();
         assert!(matches!(
-            open_match(&store, config, dir.path(), &location).await,
+            open_match(&store, config, dir.path(), &location, None).await,
             Err(LifecycleError::Store(_))
         ));
         drop(held);

@@ -264,6 +264,8 @@ mod tests {
             config: String::new(),
             engines: vec!["a".into(), "b".into(), "c".into()],
             pairings: vec![pairing(0, 1), pairing(0, 2), pairing(1, 2)],
+            facts: None,
+            confirms: None,
         };
         let run = store.create_run(&spec).await.unwrap();
         let game = |number: u64, result| GameRow {

@@ -175,11 +175,29 @@
 //! played at, their W/D/L and pentanomial counts, and the values after the update. A step is
 //! the unit that survives a kill: one committed is never played again, one cut short is played
 //! again from its start. The store keeps the tuner's JSON verbatim and never reads it.
+//!
+//! # Run facts
+//!
+//! Migration 6 gave each run its facts ([`RunFacts`], column `runs.facts`): its kind (match,
+//! round-robin, gauntlet, spsa, datagen), its statistics model (pentanomial for
+//! colour-swapped pairs, trinomial for single games), the SPRT it is played under (elo0,
+//! elo1, alpha, beta, Elo model), the games its schedule holds and each engine's clock. The
+//! runner decides them once from the checked configuration (`CheckedConfig::facts`) and they
+//! are written in the transaction that creates the run ([`RunSpec::facts`]). A report reads
+//! them instead of re-checking the stored configuration text, so a later arbiter whose checks
+//! are stricter still reports every run it stored. They are one typed JSON document rather
+//! than a column each: read whole and never searched, growing by fields with serde defaults
+//! that old rows and old builds read without a migration, its `version` saying which fields
+//! its writer knew. A run created before migration 6 has none (`None`), and its report falls
+//! back to its configuration. The link of a confirmation SPRT to the tuning run it confirms
+//! is a column instead (`runs.confirms_run`, [`RunSpec::confirms`], read back with
+//! [`Store::confirmations`]): a reference the database checks, and a search.
 
 // A library speaks through its caller (events, writers, errors); the terminal is the binary's.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
 mod error;
+mod facts;
 mod location;
 mod migrations;
 mod model;
@@ -194,6 +212,7 @@ use std::collections::BTreeSet;
 use futures_util::stream::BoxStream;
 
 pub use error::{Result, StoreError};
+pub use facts::{Clock, RunFacts, RunKind, SampleModel, SprtFacts};
 pub use location::Location;
 pub use model::{
     Committed, CommittedPair, CommittedStep, GameResult, GameRow, PairKey, PairRecord, PairTally,
@@ -319,6 +338,13 @@ impl Store {
     /// Every run, oldest first.
     pub async fn runs(&self) -> Result<Vec<Run>> {
         with_repo!(self, repo => repo.runs().await)
+    }
+
+    /// The runs created as confirmations of `run` (an SPSA run's SPRT of its tuned values
+    /// against the start), oldest first; none for a run without one, or whose confirmation was
+    /// created before migration 6 stored the link.
+    pub async fn confirmations(&self, run: RunId) -> Result<Vec<Run>> {
+        with_repo!(self, repo => repo.confirmations(run).await)
     }
 
     /// Closes a running run with its verdict. A run

@@ -39,6 +39,11 @@ pub(crate) const SQLITE: &[Source] = &[
         "one game units",
         include_str!("../migrations/sqlite/0005_one_game_units.sql"),
     ),
+    (
+        6,
+        "run facts",
+        include_str!("../migrations/sqlite/0006_run_facts.sql"),
+    ),
 ];
 
 /// PostgreSQL migrations, oldest first: the same versions as [`SQLITE`].
@@ -71,6 +76,11 @@ pub(crate) const POSTGRES: &[Source] = &[
         5,
         "one game units",
         include_str!("../migrations/postgres/0005_one_game_units.sql"),
+    ),
+    (
+        6,
+        "run facts",
+        include_str!("../migrations/postgres/0006_run_facts.sql"),
     ),
 ];
 
@@ -156,7 +166,7 @@ mod tests {
     fn dialects_have_the_same_versions() {
         let versions = |s: &[Source]| s.iter().map(|&(v, d, _)| (v, d)).collect::<Vec<_>>();
         assert_eq!(versions(SQLITE), versions(POSTGRES));
-        assert_eq!(latest(SQLITE), 5);
+        assert_eq!(latest(SQLITE), 6);
     }
 
     /// A file written by the release before migration 2 (the schema of migration 1 only, with
@@ -219,7 +229,7 @@ mod tests {
                 .fetch_all(&pool)
                 .await
                 .unwrap();
-        assert_eq!(versions, [1, 2, 3, 4, 5]);
+        assert_eq!(versions, [1, 2, 3, 4, 5, 6]);
     }
 
     /// Rows as the release before migration 3 wrote them (schema 2): a finished match whose
@@ -430,9 +440,28 @@ mod tests {
                     pairs_planned: 2,
                 },
             ],
+            facts: Some(crate::RunFacts {
+                version: crate::RunFacts::VERSION,
+                kind: crate::RunKind::Gauntlet,
+                model: crate::SampleModel::Pentanomial,
+                sprt: None,
+                games_planned: 8,
+                clocks: vec![None; 3],
+            }),
+            confirms: Some(finished.id),
         };
         let new = store.create_run(&spec).await.unwrap();
         assert_eq!(store.run(new).await.unwrap().spec, spec);
+        // The old runs have no facts and confirm nothing; the link is found from its target.
+        assert_eq!((finished.spec.facts, finished.spec.confirms), (None, None));
+        let confirming: Vec<_> = store
+            .confirmations(finished.id)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|run| run.id)
+            .collect();
+        assert_eq!(confirming, [new]);
     }
 
     /// A file written by the current release (schema 2: migrations 1 and 2, a finished and a
@@ -475,7 +504,7 @@ mod tests {
                 .fetch_all(&pool)
                 .await
                 .unwrap();
-        assert_eq!(versions, [1, 2, 3, 4, 5]);
+        assert_eq!(versions, [1, 2, 3, 4, 5, 6]);
         // The rebuilt tables keep their references: the file passes SQLite's own check.
         let broken: Vec<String> =
             sqlx::query_scalar("SELECT \"table\" FROM pragma_foreign_key_check")

@@ -4,6 +4,8 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::{Duration, SystemTime};
 
+use crate::facts::RunFacts;
+
 /// The database id of a run. Ids are never reused, so an id names one run for the database's life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RunId(i64);
@@ -32,7 +34,7 @@ impl fmt::Display for RunId {
 /// the runner from (seed, p, k). A match is one pairing of two engines
 /// ([`RunSpec::head_to_head`]); a round-robin of four engines has six pairings; a gauntlet has
 /// one per seed and opponent.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RunSpec {
     /// The run key: unique in a database. The runner derives it from the config, so rerunning the
     /// same command finds the same run with [`Store::find_run_by_name`](crate::Store::find_run_by_name).
@@ -47,6 +49,12 @@ pub struct RunSpec {
     /// Who plays whom: at least one. A pairing's place in this list is its number in
     /// [`PairKey::pairing`] and in [`Store::pairing_totals`](crate::Store::pairing_totals).
     pub pairings: Vec<Pairing>,
+    /// What a report needs of the run (kind, model, SPRT, games planned, clocks), decided by
+    /// the runner from the checked configuration; none for a run stored before migration 6
+    /// (or by a caller that has none to give).
+    pub facts: Option<RunFacts>,
+    /// The tuning run this run is the confirmation SPRT of, if it is one.
+    pub confirms: Option<RunId>,
 }
 
 impl RunSpec {
@@ -69,6 +77,16 @@ impl RunSpec {
                 second: 1,
                 pairs_planned,
             }],
+            facts: None,
+            confirms: None,
+        }
+    }
+
+    /// The same run with its facts.
+    pub fn with_facts(self, facts: RunFacts) -> RunSpec {
+        RunSpec {
+            facts: Some(facts),
+            ..self
         }
     }
 
@@ -126,6 +144,14 @@ impl RunSpec {
             .filter(|&total| i64::try_from(total).is_ok());
         if total.is_none() {
             return Some("the planned pairs of all pairings exceed 2^63 - 1".to_owned());
+        }
+        if let Some(facts) = &self.facts {
+            if facts.clocks.len() != engines {
+                return Some(format!(
+                    "its facts give {} clock(s) for {engines} engines",
+                    facts.clocks.len()
+                ));
+            }
         }
         None
     }
@@ -233,7 +259,7 @@ pub enum RunState {
 }
 
 /// A run as stored.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Run {
     /// The database id.
     pub id: RunId,

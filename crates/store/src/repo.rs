@@ -20,6 +20,7 @@ use sqlx::{
 };
 
 use crate::error::{Result, StoreError};
+use crate::facts::RunFacts;
 use crate::migrations::{self, Source};
 use crate::model::{
     Committed, CommittedPair, CommittedStep, GameResult, GameRow, PairKey, PairRecord, PairTally,
@@ -54,8 +55,8 @@ pub(crate) enum Schema {
 
 /// The columns of a [`Run`]'s row, in the order [`Repo::decode_run`] reads them. Its engines
 /// and pairings come from their own tables ([`Repo::read_run`]).
-const RUN_COLUMNS: &str =
-    "SELECT id, name, seed, config, state, verdict, created_at_ms, updated_at_ms FROM runs";
+const RUN_COLUMNS: &str = "SELECT id, name, seed, config, state, verdict, created_at_ms, \
+    updated_at_ms, facts, confirms_run FROM runs";
 
 /// The counts of [`Totals`], in the order [`Repo::decode_totals`] reads them: the columns that
 /// `run_totals` and `run_pairings` share.
@@ -85,6 +86,8 @@ where
     i64: for<'q> Encode<'q, DB> + for<'r> Decode<'r, DB> + Type<DB>,
     String: for<'q> Encode<'q, DB> + for<'r> Decode<'r, DB> + Type<DB>,
     for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    Option<i64>: for<'q> Encode<'q, DB> + Type<DB>,
+    Option<String>: for<'q> Encode<'q, DB> + Type<DB>,
     usize: ColumnIndex<DB::Row>,
 {
     /// Wraps pools that are already connected; call [`Repo::prepare`] before anything else.
@@ -244,8 +247,8 @@ where
         // header says why): engines 0 and 1, and the plan of all pairings.
         let id: Option<i64> = sqlx::query(
             "INSERT INTO runs (name, seed, config, first_engine, second_engine, pairs_planned, \
-             state, created_at_ms, updated_at_ms) \
-             VALUES ($1, $2, $3, $4, $5, $6, 'running', $7, $7) \
+             state, created_at_ms, updated_at_ms, facts, confirms_run) \
+             VALUES ($1, $2, $3, $4, $5, $6, 'running', $7, $7, $8, $9) \
              ON CONFLICT (name) DO NOTHING RETURNING id",
         )
         .bind(spec.name.as_str())
@@ -255,6 +258,8 @@ where
         .bind(spec.engines[1].as_str())
         .bind(planned)
         .bind(now)
+        .bind(spec.facts.as_ref().map(RunFacts::to_json))
+        .bind(spec.confirms.map(RunId::get))
         .fetch_optional(&mut *tx)
         .await
         .and_then(|row| row.map(|row| row.try_get(0)).transpose())
@@ -505,6 +510,20 @@ where
             .fetch_all(&self.reader)
             .await
             .map_err(|e| self.fail("listing runs", e))?;
+        let mut runs = Vec::with_capacity(rows.len());
+        for row in &rows {
+            runs.push(self.read_run(row).await?);
+        }
+        Ok(runs)
+    }
+
+    pub(crate) async fn confirmations(&self, run: RunId) -> Result<Vec<Run>> {
+        let sql = format!("{RUN_COLUMNS} WHERE confirms_run = $1 ORDER BY id");
+        let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(run.get())
+            .fetch_all(&self.reader)
+            .await
+            .map_err(|e| self.fail(format!("finding the confirmations of run {run}"), e))?;
         let mut runs = Vec::with_capacity(rows.len());
         for row in &rows {
             runs.push(self.read_run(row).await?);
@@ -948,6 +967,12 @@ where
                 ));
             }
         };
+        let facts: Option<String> = row.try_get(8).map_err(|e| self.fail("reading a run", e))?;
+        let facts = facts
+            .map(|text| RunFacts::from_json(&text))
+            .transpose()
+            .map_err(|reason| self.corrupt("runs", format!("run {id}: its facts: {reason}")))?;
+        let confirms: Option<i64> = row.try_get(9).map_err(|e| self.fail("reading a run", e))?;
         Ok(Run {
             id,
             spec: RunSpec {
@@ -956,6 +981,8 @@ where
                 config: get_text(3)?,
                 engines: Vec::new(),
                 pairings: Vec::new(),
+                facts,
+                confirms: confirms.map(RunId::new),
             },
             state,
             created_at: time_from_ms(get_i64(6)?),

@@ -12,8 +12,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use arbiter_store::{
-    Committed, CommittedPair, GameResult, GameRow, Location, PairKey, PairRecord, PairTally,
-    Pairing, RunId, RunOutcome, RunSpec, RunState, Store, StoreError, StoredGame, Totals,
+    Clock, Committed, CommittedPair, GameResult, GameRow, Location, PairKey, PairRecord, PairTally,
+    Pairing, RunFacts, RunId, RunKind, RunOutcome, RunSpec, RunState, SampleModel, Store,
+    StoreError, StoredGame, Totals,
 };
 use futures_util::TryStreamExt;
 
@@ -55,6 +56,25 @@ pub fn round_robin(name: &str) -> RunSpec {
         config: CONFIG.to_owned(),
         engines: FOUR.map(str::to_owned).to_vec(),
         pairings,
+        facts: Some(RunFacts {
+            version: RunFacts::VERSION,
+            kind: RunKind::RoundRobin,
+            model: SampleModel::Trinomial,
+            sprt: None,
+            games_planned: 99,
+            clocks: vec![
+                Some(Clock {
+                    moves: Some(40),
+                    base_ms: 2_500.5,
+                    increment_ms: 0.25,
+                    hourglass: false,
+                }),
+                None,
+                None,
+                None,
+            ],
+        }),
+        confirms: None,
     }
 }
 
@@ -739,6 +759,11 @@ pub async fn bad_lineups_and_keys_are_refused(store: &Store) {
         no_pairing,
         "a run needs at least one pairing, this one has none",
     ));
+    let mut clockless = round_robin(&unique("clockless"));
+    if let Some(facts) = &mut clockless.facts {
+        facts.clocks.pop();
+    }
+    refusals.push((clockless, "its facts give 3 clock(s) for 4 engines"));
     let mut empty_name = spec(&unique("empty-name"), 10);
     empty_name.engines[1].clear();
     refusals.push((empty_name, "engine 1 has an empty name"));
