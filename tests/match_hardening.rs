@@ -6,11 +6,9 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
+use crate::common::{arbiter, text, BOOK};
 use arbiter_store::{Location, Store};
-use common::{arbiter, text, BOOK};
 use futures_util::StreamExt;
-
-mod common;
 
 fn spawn(args: &[&str], dir: &Path) -> Child {
     Command::new(env!("CARGO_BIN_EXE_arbiter"))
