@@ -4,20 +4,22 @@
 //! binary, one of them crippled through its parameters. A regression must fail the job (H0,
 //! exit 1) and a real gain must pass it (H1, exit 0).
 //!
-//! staunton is another package's binary, so Cargo gives this test no path to it; it is taken
-//! from beside the arbiter binary (`cargo test --workspace` builds both). Run alone:
+//! The staunton binary is taken from beside the arbiter binary (`common::staunton`). Run alone:
 //!
 //! ```sh
-//! cargo build --release -p staunton && cargo test --release -p arbiter --test ci_regression
+//! cargo build --profile release-tests -p staunton
+//! cargo test --profile release-tests -p arbiter --test e2e -- ci_regression::
 //! ```
 // The crippled build is a shell script, as a CI job's build is a Linux program.
 #![cfg(unix)]
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Instant;
+
+use crate::common::staunton;
 
 const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
 
@@ -34,18 +36,6 @@ const TEST_LIMIT: &str = "tc = \"inf\"\nnodes = 300\n";
 const CRIPPLED_PARAMS: &str = "pawn_mg = 200\npawn_eg = 250\n\
                                knight_mg = 200\nknight_eg = 200\nbishop_mg = 200\nbishop_eg = 200\n\
                                rook_mg = 300\nrook_eg = 300\nqueen_mg = 600\nqueen_eg = 600\n";
-
-/// The staunton binary built with the arbiter binary under test.
-fn staunton() -> PathBuf {
-    let dir = Path::new(env!("CARGO_BIN_EXE_arbiter")).parent().unwrap();
-    let path = dir.join(format!("staunton{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        path.is_file(),
-        "{} is missing: build it with the same profile first (`cargo build --release -p staunton`)",
-        path.display()
-    );
-    path
-}
 
 /// A build of the engine as the workflow installs it at `target/ci/NAME`: the staunton binary
 /// itself, or, for the crippled build, a script that starts it with the bad parameters (what a

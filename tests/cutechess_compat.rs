@@ -5,12 +5,10 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Output;
 
+use crate::common::{self, text, BOOK};
 use arbiter_runner::records::{self, GameEntry, RunOutcome, RunSummary};
 use arbiter_store::{Location, Store};
-use common::{text, BOOK};
 use futures_util::StreamExt;
-
-mod common;
 
 /// `arbiter` with a command line written as one string (no argument holds a space).
 fn arbiter(line: &str, dir: &Path) -> Output {

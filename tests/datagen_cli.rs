@@ -2,17 +2,15 @@
 //! checked against the games it stored and against python-chess; and a run killed with
 //! kill -9 and rerun, which must end with the file an uninterrupted run writes.
 
-mod common;
-
 use std::collections::HashMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use crate::common::{arbiter, text, BOOK};
 use arbiter_rules::pgn::PgnReader;
 use arbiter_store::{Location, RunKind, Store};
 use arbiter_tune::positions::{positions_of, read_positions, Filter};
-use common::{arbiter, text, BOOK};
 
 /// A short run: fast games, two at a time, from the shipped book.
 fn datagen_args<'a>(games: &'a str, seed: &'a str) -> Vec<&'a str> {

@@ -1,9 +1,7 @@
 //! `arbiter match` through the real binary: both front ends (TOML and the cutechess grammar),
 //! the SPRT stopping the run with the exit codes ARCHITECTURE.md gives CI, and configuration errors.
 
-mod common;
-
-use common::arbiter;
+use crate::common::{self, arbiter};
 
 /// staunton at 1000 nodes a move against staunton at 60, with an SPRT whose H1 is easy to
 /// reach, in the cutechess grammar.

@@ -3,13 +3,11 @@
 //! `chromium`, installed by scripts/ci-setup.sh) loads the page, and every chart must be there
 //! and drawn, not only present in the text.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use crate::common::{arbiter, text, BOOK};
 use arbiter_store::{Location, RunId, Store, Totals};
-use common::{arbiter, text, BOOK};
 
 /// A short staunton match under an SPRT that cannot decide in 4 pairs, with its live report in
 /// `live/`, from the cutechess grammar; fastchess's `-report penta=` comes as a second flag.

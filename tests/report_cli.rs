@@ -1,13 +1,11 @@
 //! `arbiter report` through the real binary, on a real SQLite store made by a short in-process
 //! `arbiter match`: the charts, page, Markdown and JSON hold the store's data.
 
-mod common;
-
 use std::path::Path;
 use std::process::{Command, Output};
 
+use crate::common::raw_sql;
 use arbiter_store::{Location, RunId, Store};
-use common::raw_sql;
 
 fn arbiter(args: &[&str], dir: &Path, env: &[(&str, &Path)]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_arbiter"));

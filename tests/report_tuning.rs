@@ -4,12 +4,10 @@
 //! bit, report.json carries every step's values, and the confirmation's verdict, Elo and LLR
 //! are those of its own match report.
 
-mod common;
-
 use std::path::Path;
 
+use crate::common::{arbiter, raw_sql, text, BOOK};
 use arbiter_store::{Location, RunKind, Store};
-use common::{arbiter, raw_sql, text, BOOK};
 
 /// Knight and bishop from deliberately wrong values, moving visibly in a few steps.
 const PARAMS: &str = "# name, type, start, min, max, c_end, r_end\n\

@@ -6,12 +6,10 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use crate::common::{arbiter, text, BOOK};
 use arbiter_runner::records::RunSummary;
 use arbiter_store::{Location, Store};
-use common::{arbiter, text, BOOK};
 use futures_util::StreamExt;
-
-mod common;
 
 const STOCKFISH: &str = "/usr/games/stockfish";
 

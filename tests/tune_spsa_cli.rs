@@ -4,21 +4,19 @@
 //! parameters set with `setoption`) giving the same steps as in process, and clear errors for
 //! bad configurations.
 //!
-//! The UCI test needs the staunton binary beside the arbiter binary (`cargo test --workspace`
-//! builds both). Run alone:
+//! The UCI test needs the staunton binary beside the arbiter binary (`common::staunton`). Run
+//! alone:
 //!
 //! ```sh
-//! cargo build -p staunton && cargo test -p arbiter --test tune_spsa_cli
+//! cargo build -p staunton && cargo test -p arbiter --test e2e -- tune_spsa_cli::
 //! ```
-
-mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::common::{arbiter, staunton, text, BOOK};
 use arbiter_store::{Location, Store, TuningStep};
-use common::{arbiter, text, BOOK};
 
 /// Parameter lines for staunton: knight and bishop from deliberately wrong values, with a
 /// learning rate large enough that a few steps move them visibly.
@@ -179,18 +177,6 @@ fn a_killed_run_resumes_onto_the_uninterrupted_trajectory() {
         std::fs::read_to_string(killed.path().join("sta-tuned.toml")).unwrap(),
         std::fs::read_to_string(whole.path().join("sta-tuned.toml")).unwrap()
     );
-}
-
-/// The staunton binary built with the arbiter binary under test.
-fn staunton() -> PathBuf {
-    let dir = Path::new(env!("CARGO_BIN_EXE_arbiter")).parent().unwrap();
-    let path = dir.join(format!("staunton{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        path.is_file(),
-        "{} is missing: build it with the same profile first (`cargo build -p staunton`)",
-        path.display()
-    );
-    path
 }
 
 /// Over UCI the values reach staunton as `setoption` lines: at fixed nodes its games, and so

@@ -3,11 +3,9 @@
 //! in a match; and configurations that are wrong, each refused with the file and what was
 //! expected.
 
-mod common;
-
 use std::path::Path;
 
-use common::{arbiter, text, BOOK};
+use crate::common::{arbiter, text, BOOK};
 use staunton::{Params, PARAMS};
 
 /// Twelve fast self-play games: `out/positions.txt` (FEN [result]) and `out/games.pgn`.

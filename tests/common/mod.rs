@@ -1,9 +1,7 @@
-//! What the end-to-end tests of the `arbiter` binary share: running it, reading its output, the
-//! shipped book.
+//! What the end-to-end tests of the `arbiter` binary share: running it, finding the staunton
+//! binary built with it, reading its output, the shipped book.
 
-#![allow(dead_code, reason = "each test file uses part of it")]
-
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 /// The book the repository ships, for runs that need real openings.
@@ -17,6 +15,25 @@ pub fn arbiter(args: &[&str], dir: &Path) -> Output {
         .stdin(Stdio::null())
         .output()
         .expect("run arbiter")
+}
+
+/// The staunton UCI binary built with the arbiter binary under test. It is another package's
+/// binary, so Cargo gives these tests no path to it (`CARGO_BIN_EXE_*` names only the `arbiter`
+/// package's); it is taken from the same profile's folder, where `cargo test --workspace` builds
+/// it too.
+pub fn staunton() -> PathBuf {
+    let dir = Path::new(env!("CARGO_BIN_EXE_arbiter")).parent().unwrap();
+    let path = dir.join(format!("staunton{}", std::env::consts::EXE_SUFFIX));
+    let build = match dir.file_name().and_then(|name| name.to_str()) {
+        Some("debug") | None => "cargo build -p staunton".to_owned(),
+        Some(profile) => format!("cargo build --profile {profile} -p staunton"),
+    };
+    assert!(
+        path.is_file(),
+        "{} is missing: build it with the same profile first (`{build}`)",
+        path.display()
+    );
+    path
 }
 
 /// Output bytes as text, whatever they hold.
