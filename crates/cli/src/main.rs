@@ -25,6 +25,8 @@ macro_rules! out {
     }};
 }
 
+#[cfg(test)]
+mod architecture;
 mod datagen_cmd;
 mod match_cmd;
 mod perft_cmd;
