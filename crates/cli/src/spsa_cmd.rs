@@ -17,8 +17,8 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 use arbiter_runner::config::RunConfig;
+use arbiter_runner::play::Event;
 use arbiter_runner::player::{PlayerKind, PlayerSpec};
-use arbiter_runner::tournament::Event;
 use arbiter_store::{Location, Pairing, RunId, RunSpec, RunState, Store, Totals};
 use arbiter_tune::spsa::{Spsa, SpsaParam};
 use arbiter_tune::spsa_run::{self, option_value, SpsaConfig, SpsaSetup, StepDone};

@@ -9,13 +9,14 @@ use arbiter_rules::uci::move_to_uci;
 use arbiter_rules::RuleSet;
 use arbiter_runner::adjudication::Adjudication;
 use arbiter_runner::builtin::BuiltinSpec;
-use arbiter_runner::config::TournamentKind;
 use arbiter_runner::openings::{Book, BookSpec};
 use arbiter_runner::outputs::export_pgn;
+use arbiter_runner::play::Event;
 use arbiter_runner::player::{PlayerKind, PlayerSpec};
 use arbiter_runner::process::{ProcessSpec, Timeouts};
+use arbiter_runner::sinks::{run_match, Verdict};
+use arbiter_runner::spec::{MatchSpec, TournamentKind};
 use arbiter_runner::tc::TimeControl;
-use arbiter_runner::tournament::{run_match, Event, MatchSpec, Verdict};
 use arbiter_store::{Location, PairKey, RunSpec, Store};
 use tokio::sync::{mpsc, watch};
 

@@ -24,8 +24,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arbiter_runner::config::{ConfigError, RunConfig, SprtConfig};
+use arbiter_runner::play::{Event, MatchError};
 use arbiter_runner::player::{PlayerKind, PlayerSpec};
-use arbiter_runner::tournament::{tally_pairs, Event, MatchError, MatchSpec};
+use arbiter_runner::sinks::tally_pairs;
+use arbiter_runner::spec::MatchSpec;
 use arbiter_store::{
     Committed, RunId, RunOutcome, RunState, Store, StoreError, Totals, TuningMethod, TuningSetup,
     TuningStep,
