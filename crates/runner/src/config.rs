@@ -32,6 +32,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use arbiter_rules::{DrawApplication, InsufficientMaterial, RuleSet, StalemateRule};
@@ -45,7 +46,7 @@ use crate::lines;
 use crate::openings::{Book, BookSpec};
 use crate::player::{PlayerKind, PlayerSpec};
 use crate::process::{ProcessSpec, Timeouts, DEFAULT_MOVE_TIMEOUT};
-use crate::spec::{MatchSpec, TournamentKind};
+use crate::spec::{MatchSpec, PlaySpec, TournamentKind};
 use crate::tc::{ClockSpec, TimeControl};
 
 pub mod cutechess;
@@ -962,11 +963,11 @@ impl CheckedConfig {
             Some(log) => Some(log.open(base).map_err(|reason| invalid("log", reason))?),
             None => None,
         };
-        Ok(MatchSpec {
+        let play = PlaySpec {
             players,
             time_controls: self.time_controls,
             time_margin: self.time_margin,
-            book,
+            book: Arc::new(book),
             pairs: self.pairs,
             games: self.games,
             pairings: self.pairings,
@@ -975,13 +976,16 @@ impl CheckedConfig {
             concurrency: self.concurrency,
             adjudication: self.adjudication,
             rules: self.rules,
-            sprt: self.sprt,
             recover: self.recover,
             seed,
             event: self.event,
             site: self.site,
-            warnings,
             log,
+        };
+        Ok(MatchSpec {
+            play: Arc::new(play),
+            sprt: self.sprt,
+            warnings,
         })
     }
 }

@@ -23,7 +23,7 @@ use crate::game::{play_game, GameRecord};
 use crate::player::{Player, PlayerSpec};
 use crate::process::EngineFault;
 use crate::render::{game_json, game_pgn};
-use crate::spec::MatchSpec;
+use crate::spec::PlaySpec;
 
 /// What happens during a match, for whoever reports it (progress bar, cutechess-style lines,
 /// JSON lines, PGN file).
@@ -44,7 +44,7 @@ pub enum Event {
     },
     /// A pair is in the store (or already was); `totals` and `sprt` are recomputed from it.
     /// In a tournament `pairings` holds every pairing's totals as stored (index = pairing, as
-    /// in [`MatchSpec::pairings`]); a match has none beyond `totals`. `record` is the pair as
+    /// in [`PlaySpec::pairings`]); a match has none beyond `totals`. `record` is the pair as
     /// committed, so that the exports can append its games as the store now holds them.
     PairCommitted {
         pair: u64,
@@ -101,7 +101,7 @@ pub struct PlayedGame {
     /// Its index within the unit: 0 (the pairing's first engine White) or 1 (colours swapped,
     /// or in an unpaired run the unit's second game).
     pub game_index: usize,
-    /// Its number in the run, from 1 ([`MatchSpec::game_number`]).
+    /// Its number in the run, from 1 ([`PlaySpec::game_number`]).
     pub number: u64,
     pub record: GameRecord,
     pub started_at: SystemTime,
@@ -111,7 +111,7 @@ pub struct PlayedGame {
 
 impl PlayedGame {
     /// The game as the store keeps it.
-    pub fn row(&self, spec: &MatchSpec) -> GameRow {
+    pub fn row(&self, spec: &PlaySpec) -> GameRow {
         let record = &self.record;
         GameRow {
             game_number: self.number,
@@ -168,7 +168,7 @@ pub enum Played {
     Fault(String),
 }
 
-/// A pair whose two games are finished (or a unit of one game, see [`MatchSpec::games_of`]),
+/// A pair whose two games are finished (or a unit of one game, see [`PlaySpec::games_of`]),
 /// each written once as PGN and JSON, in game order.
 #[derive(Clone, Debug)]
 pub struct PlayedPair {
@@ -198,7 +198,7 @@ impl PlayedPair {
     }
 
     /// The store's record of the pair in `run`.
-    pub fn record(&self, spec: &MatchSpec, run: RunId) -> PairRecord {
+    pub fn record(&self, spec: &PlaySpec, run: RunId) -> PairRecord {
         let (pairing, index) = spec.pairing_of(self.pair);
         PairRecord {
             run,
@@ -264,7 +264,7 @@ pub struct Ending {
 /// order. Per-game events (started, finished, warnings) go to `events`. `cancel` turning true
 /// stops play (games in flight are abandoned; a pair being taken is taken first).
 pub async fn play<I>(
-    spec: &Arc<MatchSpec>,
+    spec: &Arc<PlaySpec>,
     units: I,
     sink: &mut impl PairSink,
     events: &mpsc::UnboundedSender<Event>,
@@ -319,7 +319,7 @@ where
 /// stores, SPRTs or files. The per-game events (started, finished, warnings) go to `events` as
 /// games end.
 pub struct Play {
-    spec: Arc<MatchSpec>,
+    spec: Arc<PlaySpec>,
     events: mpsc::UnboundedSender<Event>,
     done: mpsc::UnboundedReceiver<Result<Finished, MatchError>>,
     halves: HashMap<u64, [Option<PlayedGame>; 2]>,
@@ -334,7 +334,7 @@ pub struct Play {
 
 impl Play {
     /// Starts playing the schedule units `units` of `spec`, in that order (see [`play`]).
-    pub fn start<I>(spec: Arc<MatchSpec>, units: I, events: mpsc::UnboundedSender<Event>) -> Play
+    pub fn start<I>(spec: Arc<PlaySpec>, units: I, events: mpsc::UnboundedSender<Event>) -> Play
     where
         I: IntoIterator<Item = u64>,
         I::IntoIter: Send + 'static,
@@ -527,7 +527,7 @@ impl Play {
 /// caller asked for, in the caller's order, taken from its iterator one unit at a time.
 /// Nothing is planned ahead, so a run of a billion pairs costs no more memory than one of ten.
 struct Schedule {
-    spec: Arc<MatchSpec>,
+    spec: Arc<PlaySpec>,
     units: Box<dyn Iterator<Item = u64> + Send>,
     /// Unit whose second game (colours swapped) is still to be handed out.
     second_game_of: Option<u64>,
@@ -580,7 +580,7 @@ fn stop_workers(stop: &AtomicBool, workers: &[tokio::task::JoinHandle<()>]) {
 }
 
 async fn worker(
-    spec: Arc<MatchSpec>,
+    spec: Arc<PlaySpec>,
     queue: Arc<Mutex<Schedule>>,
     pools: Arc<[Pool]>,
     stop: Arc<AtomicBool>,
@@ -745,13 +745,13 @@ pub(crate) mod tests {
     /// hook must not reach the matches of the others.
     pub(crate) const DYING_EVENT: &str = "a worker dies";
 
-    pub(super) fn maybe_die(spec: &MatchSpec, pair: u64) {
+    pub(super) fn maybe_die(spec: &PlaySpec, pair: u64) {
         if spec.event == DYING_EVENT && DIE_AT_PAIR.load(Ordering::SeqCst) == pair {
             panic!("test hook: the worker of pair {pair} dies");
         }
     }
 
-    fn schedule_of<I>(spec: Arc<MatchSpec>, units: I) -> Schedule
+    fn schedule_of<I>(spec: Arc<PlaySpec>, units: I) -> Schedule
     where
         I: IntoIterator<Item = u64>,
         I::IntoIter: Send + 'static,

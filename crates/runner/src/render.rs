@@ -9,7 +9,7 @@ use arbiter_rules::Game;
 
 use crate::game::{GameRecord, MoveStats};
 use crate::records::{self, EntryKind, GameEntry, MoveTime};
-use crate::spec::MatchSpec;
+use crate::spec::PlaySpec;
 
 impl From<&MoveStats> for MoveTime {
     fn from(stats: &MoveStats) -> MoveTime {
@@ -24,7 +24,7 @@ impl From<&MoveStats> for MoveTime {
 /// The PGN of game `game_index` of schedule unit `unit`: seven-tag roster, cutechess's extra
 /// tags, `{+0.35/12 0.250s}` move comments, and the reason after the last move.
 pub fn game_pgn(
-    spec: &MatchSpec,
+    spec: &PlaySpec,
     record: &GameRecord,
     unit: u64,
     game_index: usize,

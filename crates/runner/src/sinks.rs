@@ -15,7 +15,7 @@ use tokio::sync::{mpsc, watch};
 
 use crate::play::{play, End, Event, Flow, MatchError, PairSink, PlayedPair};
 use crate::records::RunOutcome;
-use crate::spec::MatchSpec;
+use crate::spec::{MatchSpec, PlaySpec};
 
 /// How a match ended.
 #[derive(Clone, Debug, PartialEq)]
@@ -185,7 +185,7 @@ pub async fn run_match(
     }
 
     let missing = (0..spec.pairs).filter(move |unit| !committed.contains(unit));
-    let ending = play(&spec, missing, &mut sink, &events, &mut cancel).await?;
+    let ending = play(&spec.play, missing, &mut sink, &events, &mut cancel).await?;
     let verdict = match ending.end {
         End::Played => Verdict::Complete,
         End::Stopped => Verdict::Accepted(sink.decision().unwrap_or(SprtState::Continue)),
@@ -216,7 +216,7 @@ pub async fn run_match(
 /// totals. What a tuner needs: "play these pairs and hand me the outcomes". An engine fault
 /// under `recover = false` is an error here.
 pub async fn tally_pairs(
-    spec: Arc<MatchSpec>,
+    spec: Arc<PlaySpec>,
     pairs: &BTreeSet<u64>,
     events: mpsc::UnboundedSender<Event>,
 ) -> Result<Totals, MatchError> {
@@ -321,7 +321,7 @@ mod tests {
     /// played or in which order. (Only the times the clock measured differ.)
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn pairs_played_alone_are_the_games_a_whole_run_stores() {
-        let spec = Arc::new(MatchSpec {
+        let spec = Arc::new(PlaySpec {
             concurrency: 1,
             ..test_spec(10)
         });
@@ -343,10 +343,10 @@ mod tests {
             [5, 6, 11, 12, 19, 20]
         );
 
-        let whole = Arc::new(MatchSpec {
+        let whole = Arc::new(MatchSpec::new(PlaySpec {
             concurrency: 3,
             ..test_spec(10)
-        });
+        }));
         let dir = tempfile::tempdir().unwrap();
         let (store, run) = store_with_run(&dir, "whole", 10).await;
         let (_cancel, cancelled) = watch::channel(false);
@@ -407,6 +407,7 @@ mod tests {
         let (store, run) = store_with_run(&dir, "both", 4).await;
         let (events, _received) = mpsc::unbounded_channel();
         let (_cancel, cancelled) = watch::channel(false);
+        let spec = Arc::new(MatchSpec::new((*spec).clone()));
         let summary = run_match(spec, store, run, events, cancelled)
             .await
             .unwrap();
@@ -431,10 +432,10 @@ mod tests {
             ))
             .await
             .unwrap();
-        let spec = Arc::new(MatchSpec {
+        let spec = Arc::new(MatchSpec::new(PlaySpec {
             event: crate::play::tests::DYING_EVENT.into(),
             ..test_spec(6)
-        });
+        }));
         let play = |spec: Arc<MatchSpec>| {
             let store = store.clone();
             async move {

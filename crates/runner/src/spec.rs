@@ -4,7 +4,7 @@
 //! one or two games), numbered from 0. Which pairing a unit belongs to, its round, its seats
 //! and its opening are pure functions of (seed, unit): any machine that holds the spec plays
 //! unit `u` exactly as any other would, in any order. [`crate::config`] resolves a
-//! configuration into a [`MatchSpec`]; [`crate::play`] plays its units.
+//! configuration into a [`MatchSpec`]; [`crate::play`] plays the units of its [`PlaySpec`].
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -54,16 +54,21 @@ impl TournamentKind {
     }
 }
 
-/// Everything a match needs, resolved and validated.
-#[derive(Debug)]
-pub struct MatchSpec {
+/// What the play step needs to play units of a run, resolved and validated: the players, the
+/// rules of their games, the schedule and how many games at once. A tuner swaps its players
+/// between steps (`PlaySpec { players, ..base.clone() }`, the book shared); a fleet worker
+/// holds this and nothing of the run's stop rule or console. The PGN tags and the log are here
+/// because the play step writes each game's PGN once, and taps engines' lines as they play.
+#[derive(Clone, Debug)]
+pub struct PlaySpec {
     /// The engines of the run, in the configuration's order. In a match the first is the one
     /// under test: totals and Elo are from its point of view.
     pub players: Vec<PlayerSpec>,
     /// Each engine's limits, by the same index.
     pub time_controls: Vec<TimeControl>,
     pub time_margin: Duration,
-    pub book: Book,
+    /// Shared: a book can hold millions of lines.
+    pub book: Arc<Book>,
     /// Pairs in the schedule, over all pairings (cutechess's `-rounds` with `-games 2 -repeat`,
     /// times the pairings): units of two games, committed together.
     pub pairs: u64,
@@ -87,7 +92,6 @@ pub struct MatchSpec {
     pub concurrency: usize,
     pub adjudication: Adjudication,
     pub rules: RuleSet,
-    pub sprt: Option<Sprt>,
     /// Keep going after an engine crashes or stalls (restart the engine), or stop the run.
     /// Illegal moves and lost flags are results either way.
     pub recover: bool,
@@ -95,15 +99,51 @@ pub struct MatchSpec {
     /// PGN `Event` and `Site` tags.
     pub event: String,
     pub site: String,
-    /// What the configuration asked for that will not happen as written (skipped book entries,
-    /// options an in-process engine does not declare), for the user to see before the games.
-    pub warnings: Vec<String>,
     /// The run's log (`-log`, `[log]`): engines' lines and arbiter's messages. Opened by the
     /// caller, which owns the file; `None` logs nothing.
     pub log: Option<Arc<CommLog>>,
 }
 
+/// A run as `arbiter match` plays it: the play step's spec, and what only the store's sink and
+/// the console need. It reads as its [`PlaySpec`] (`spec.players`, `spec.pairs`).
+#[derive(Debug)]
+pub struct MatchSpec {
+    pub play: Arc<PlaySpec>,
+    /// The stop rule of the store's sink.
+    pub sprt: Option<Sprt>,
+    /// What the configuration asked for that will not happen as written (skipped book entries,
+    /// options an in-process engine does not declare), for the user to see before the games.
+    pub warnings: Vec<String>,
+}
+
 impl MatchSpec {
+    /// A run of `play` with no SPRT and nothing to warn about.
+    pub fn new(play: PlaySpec) -> MatchSpec {
+        MatchSpec {
+            play: Arc::new(play),
+            sprt: None,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+impl std::ops::Deref for MatchSpec {
+    type Target = PlaySpec;
+
+    fn deref(&self) -> &PlaySpec {
+        &self.play
+    }
+}
+
+/// Changing a field before play starts (the CLI sets the seed and the log it opened) changes
+/// this spec's own copy.
+impl std::ops::DerefMut for MatchSpec {
+    fn deref_mut(&mut self) -> &mut PlaySpec {
+        Arc::make_mut(&mut self.play)
+    }
+}
+
+impl PlaySpec {
     /// The players' names for White and Black when `order` gives the engines' seats.
     pub fn seat_names(&self, order: [usize; 2]) -> [&str; 2] {
         order.map(|engine| self.players[engine].name.as_str())
@@ -223,7 +263,7 @@ pub(crate) mod tests {
 
     /// A match of two in-process staunton engines at 100 nodes a move, 20 moves at most: games
     /// that are quick and the same on every machine.
-    pub(crate) fn test_spec(pairs: u64) -> MatchSpec {
+    pub(crate) fn test_spec(pairs: u64) -> PlaySpec {
         let player = |name: &str| PlayerSpec {
             name: name.into(),
             kind: PlayerKind::Builtin(Box::new(BuiltinSpec {
@@ -237,13 +277,13 @@ pub(crate) mod tests {
             nodes: Some(100),
             ..TimeControl::default()
         };
-        MatchSpec {
+        PlaySpec {
             players: vec![player("dev"), player("base")],
             time_controls: vec![tc.clone(), tc],
             pairings: vec![[0, 1]],
             kind: TournamentKind::Match,
             time_margin: Duration::from_millis(50),
-            book: Book::load(&BookSpec::default()).unwrap(),
+            book: Arc::new(Book::load(&BookSpec::default()).unwrap()),
             pairs,
             games: 2 * pairs,
             paired: true,
@@ -253,12 +293,10 @@ pub(crate) mod tests {
                 ..Adjudication::default()
             },
             rules: RuleSet::default(),
-            sprt: None,
             recover: true,
             seed: 1,
             event: "test".into(),
             site: "here".into(),
-            warnings: Vec::new(),
             log: None,
         }
     }
@@ -277,11 +315,13 @@ pub(crate) mod tests {
         spec.pairings = vec![[0, 1], [0, 2], [1, 2]];
         spec.kind = TournamentKind::RoundRobin;
         spec.pairs = 3 * 5;
-        spec.book = Book::load(&BookSpec {
-            file: Some(concat!(env!("CARGO_MANIFEST_DIR"), "/../../openings/quick.epd").into()),
-            ..BookSpec::default()
-        })
-        .unwrap();
+        spec.book = Arc::new(
+            Book::load(&BookSpec {
+                file: Some(concat!(env!("CARGO_MANIFEST_DIR"), "/../../openings/quick.epd").into()),
+                ..BookSpec::default()
+            })
+            .unwrap(),
+        );
         for pairing in 0..3 {
             assert_eq!(spec.pairs_in(pairing), 5);
         }

@@ -27,7 +27,7 @@ use arbiter_runner::config::{ConfigError, RunConfig, SprtConfig};
 use arbiter_runner::play::{Event, MatchError};
 use arbiter_runner::player::{PlayerKind, PlayerSpec};
 use arbiter_runner::sinks::tally_pairs;
-use arbiter_runner::spec::MatchSpec;
+use arbiter_runner::spec::{MatchSpec, PlaySpec};
 use arbiter_store::{
     Committed, RunId, RunOutcome, RunState, Store, StoreError, Totals, TuningMethod, TuningSetup,
     TuningStep,
@@ -640,28 +640,12 @@ pub fn option_value(kind: ParamKind, value: f64) -> String {
     }
 }
 
-/// The match of one step: the resolved run with its two players swapped for `players`.
-fn step_spec(base: &MatchSpec, players: Vec<PlayerSpec>) -> MatchSpec {
-    MatchSpec {
+/// The games of one step: the resolved run's with its two players swapped for `players` (the
+/// book and everything else shared or copied as they are).
+fn step_spec(base: &PlaySpec, players: Vec<PlayerSpec>) -> PlaySpec {
+    PlaySpec {
         players,
-        time_controls: base.time_controls.clone(),
-        time_margin: base.time_margin,
-        book: base.book.clone(),
-        pairs: base.pairs,
-        games: base.games,
-        pairings: base.pairings.clone(),
-        kind: base.kind,
-        paired: base.paired,
-        concurrency: base.concurrency,
-        adjudication: base.adjudication,
-        rules: base.rules,
-        sprt: None,
-        recover: base.recover,
-        seed: base.seed,
-        event: base.event.clone(),
-        site: base.site.clone(),
-        warnings: Vec::new(),
-        log: base.log.clone(),
+        ..base.clone()
     }
 }
 
