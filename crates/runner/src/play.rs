@@ -20,7 +20,7 @@ use tokio::sync::{mpsc, watch};
 use crate::commlog::EngineTap;
 use crate::executor::{block_on, run_on_pool};
 use crate::game::{play_game, GameRecord};
-use crate::player::{Player, PlayerSpec};
+use crate::player::{Player, PlayerKind, PlayerSpec};
 use crate::process::EngineFault;
 use crate::render::{game_json, game_pgn};
 use crate::spec::PlaySpec;
@@ -155,8 +155,88 @@ fn final_fen(record: &GameRecord, rules: RuleSet) -> String {
     game.position().fen()
 }
 
-/// Idle started players of one engine, reused between games.
-type Pool = Mutex<Vec<Player>>;
+/// A started player, with the spec it was started from (or last set to).
+struct Kept {
+    spec: PlayerSpec,
+    player: Player,
+}
+
+/// Started players, kept between games and between calls of [`play_with`]: a tuner's steps
+/// and a worker's batches reuse the engines the previous ones started. An idle player is
+/// taken as it is when its spec is unchanged; a UCI engine whose spec differs only in option
+/// values is sent the changed `setoption`s (and `isready`) instead of being restarted; anything
+/// else (another program, an option dropped, a faulted engine, `restart=on`) starts afresh.
+#[derive(Default)]
+pub struct Players {
+    /// Idle players by engine index in the spec.
+    idle: Mutex<Vec<Vec<Kept>>>,
+}
+
+impl Players {
+    fn take(&self, engine: usize) -> Option<Kept> {
+        self.idle.lock().ok()?.get_mut(engine)?.pop()
+    }
+
+    fn put(&self, engine: usize, kept: Kept) {
+        if let Ok(mut idle) = self.idle.lock() {
+            if idle.len() <= engine {
+                idle.resize_with(engine + 1, Vec::new);
+            }
+            idle[engine].push(kept);
+        }
+    }
+
+    /// Shuts the idle engines down politely (busy ones are killed when dropped).
+    pub async fn shutdown(&self) {
+        let idle: Vec<Kept> = self
+            .idle
+            .lock()
+            .map(|mut idle| idle.drain(..).flatten().collect())
+            .unwrap_or_default();
+        for kept in idle {
+            kept.player.shutdown().await;
+        }
+    }
+}
+
+/// Sets `kept` to `spec` without a restart, if only UCI option values differ: sends the
+/// options whose values changed, then waits for `readyok`. `false` if it cannot (the player
+/// must be started afresh).
+async fn refit(kept: &mut Kept, spec: &PlayerSpec) -> bool {
+    let (PlayerKind::Uci(was), PlayerKind::Uci(now), Player::Uci(engine)) =
+        (&kept.spec.kind, &spec.kind, &mut kept.player)
+    else {
+        return false;
+    };
+    let same_program = was.cmd == now.cmd && was.args == now.args && was.dir == now.dir;
+    let same_engine = same_program
+        && was.env == now.env
+        && kept.spec.name == spec.name
+        && kept.spec.timeouts == spec.timeouts
+        && kept.spec.restart == spec.restart;
+    // An option the new spec no longer sets cannot be unset: only a restart gives the
+    // engine's default back.
+    let kept_all = was
+        .options
+        .iter()
+        .all(|(name, _)| now.options.iter().any(|(n, _)| n == name));
+    if !same_engine || !kept_all {
+        return false;
+    }
+    for (name, value) in &now.options {
+        if was.options.iter().any(|(n, v)| n == name && v == value) {
+            continue;
+        }
+        if engine.set_option(name, value).await.is_err() {
+            return false;
+        }
+    }
+    if engine.sync().await.is_err() {
+        return false;
+    }
+    kept.spec = spec.clone();
+    true
+}
 
 /// What [`Play`] hands over.
 pub enum Played {
@@ -274,7 +354,27 @@ where
     I: IntoIterator<Item = u64>,
     I::IntoIter: Send + 'static,
 {
-    let mut play = Play::start(spec.clone(), units, events.clone());
+    let players = Arc::new(Players::default());
+    let ending = play_with(spec, units, sink, &players, events, cancel).await;
+    players.shutdown().await;
+    ending
+}
+
+/// [`play`] with engines started earlier and kept for later (see [`Players`]): a tuner's
+/// steps and a worker's batches pay engine start-up once, not once per call.
+pub async fn play_with<I>(
+    spec: &Arc<PlaySpec>,
+    units: I,
+    sink: &mut impl PairSink,
+    players: &Arc<Players>,
+    events: &mpsc::UnboundedSender<Event>,
+    cancel: &mut watch::Receiver<bool>,
+) -> Result<Ending, MatchError>
+where
+    I: IntoIterator<Item = u64>,
+    I::IntoIter: Send + 'static,
+{
+    let mut play = Play::start(spec.clone(), units, players.clone(), events.clone());
     // Once every sender of `cancel` is gone, nothing can cancel any more.
     let mut cancellable = true;
     let end = loop {
@@ -314,8 +414,8 @@ where
 }
 
 /// Play as a stream: the games of the units asked for in, finished pairs out ([`play`] pushes
-/// them into a sink). It owns the workers (one per game in flight), the per-engine pools of
-/// started players, seating in process or over UCI, faults and restarts; it knows nothing of
+/// them into a sink). It owns the workers (one per game in flight) and borrows started players
+/// from [`Players`], seating in process or over UCI, faults and restarts; it knows nothing of
 /// stores, SPRTs or files. The per-game events (started, finished, warnings) go to `events` as
 /// games end.
 pub struct Play {
@@ -326,7 +426,6 @@ pub struct Play {
     schedule: Arc<Mutex<Schedule>>,
     workers: Vec<tokio::task::JoinHandle<()>>,
     stop: Arc<AtomicBool>,
-    pools: Arc<[Pool]>,
     /// A crash or stall under `recover = false` that completed its pair: handed over after
     /// that pair.
     stopping: Option<String>,
@@ -334,7 +433,12 @@ pub struct Play {
 
 impl Play {
     /// Starts playing the schedule units `units` of `spec`, in that order (see [`play`]).
-    pub fn start<I>(spec: Arc<PlaySpec>, units: I, events: mpsc::UnboundedSender<Event>) -> Play
+    pub fn start<I>(
+        spec: Arc<PlaySpec>,
+        units: I,
+        players: Arc<Players>,
+        events: mpsc::UnboundedSender<Event>,
+    ) -> Play
     where
         I: IntoIterator<Item = u64>,
         I::IntoIter: Send + 'static,
@@ -350,24 +454,21 @@ impl Play {
             second_game_of: None,
             in_flight: BTreeSet::new(),
         }));
-        let pools: Arc<[Pool]> = spec
-            .players
-            .iter()
-            .map(|_| Mutex::new(Vec::new()))
-            .collect();
         let stop = Arc::new(AtomicBool::new(false));
         let (done_tx, done) = mpsc::unbounded_channel::<Result<Finished, MatchError>>();
         let workers = (0..in_flight)
             .map(|_| {
-                let (spec, schedule, pools, stop, done, events) = (
+                let (spec, schedule, players, stop, done, events) = (
                     spec.clone(),
                     schedule.clone(),
-                    pools.clone(),
+                    players.clone(),
                     stop.clone(),
                     done_tx.clone(),
                     events.clone(),
                 );
-                tokio::spawn(async move { worker(spec, schedule, pools, stop, done, events).await })
+                tokio::spawn(
+                    async move { worker(spec, schedule, players, stop, done, events).await },
+                )
             })
             .collect();
         Play {
@@ -378,7 +479,6 @@ impl Play {
             schedule,
             workers,
             stop,
-            pools,
             stopping: None,
         }
     }
@@ -504,21 +604,12 @@ impl Play {
         MatchError::WorkerEnded { pair, reason }
     }
 
-    /// Stops the workers (games in flight are abandoned) and shuts idle engines down politely;
-    /// busy ones went with their aborted workers.
+    /// Stops the workers (games in flight are abandoned; their engines go with them). Idle
+    /// engines stay in the [`Players`] for whoever plays next, or [`Players::shutdown`].
     pub async fn finish(self) {
         stop_workers(&self.stop, &self.workers);
         for worker in self.workers {
             let _ = worker.await;
-        }
-        for pool in self.pools.iter() {
-            let players: Vec<Player> = pool
-                .lock()
-                .map(|mut p| p.drain(..).collect())
-                .unwrap_or_default();
-            for player in players {
-                player.shutdown().await;
-            }
         }
     }
 }
@@ -582,7 +673,7 @@ fn stop_workers(stop: &AtomicBool, workers: &[tokio::task::JoinHandle<()>]) {
 async fn worker(
     spec: Arc<PlaySpec>,
     queue: Arc<Mutex<Schedule>>,
-    pools: Arc<[Pool]>,
+    players: Arc<Players>,
     stop: Arc<AtomicBool>,
     done: mpsc::UnboundedSender<Result<Finished, MatchError>>,
     events: mpsc::UnboundedSender<Event>,
@@ -615,15 +706,24 @@ async fn worker(
                 .log
                 .as_ref()
                 .and_then(|log| EngineTap::new(log, &player.name, number));
-            match take_player(player, &pools[engine], &events, tap).await {
-                Ok(player) => seats.push(player),
+            match take_player(player, engine, &players, &stop, &events, tap).await {
+                Ok(kept) => seats.push(kept),
                 Err(err) => {
                     let _ = done.send(Err(err));
                     return;
                 }
             }
         }
-        let (mut white, mut black) = {
+        let (
+            Kept {
+                spec: white_spec,
+                player: mut white,
+            },
+            Kept {
+                spec: black_spec,
+                player: mut black,
+            },
+        ) = {
             let mut it = seats.into_iter();
             (it.next().expect("white"), it.next().expect("black"))
         };
@@ -686,12 +786,15 @@ async fn worker(
         }
         // A player that faulted is not trusted again: drop it (which kills the process) and
         // start a fresh one next time. `restart=on` does the same after every game.
-        for (color, player) in [(Color::White, white), (Color::Black, black)] {
+        for (color, spec, player) in [
+            (Color::White, white_spec, white),
+            (Color::Black, black_spec, black),
+        ] {
             let engine = order[color.index()];
-            if record.faulted == Some(color) || spec.players[engine].restart {
+            if record.faulted == Some(color) || spec.restart {
                 drop(player);
-            } else if let Ok(mut pool) = pools[engine].lock() {
-                pool.push(player);
+            } else {
+                players.put(engine, Kept { spec, player });
             }
         }
         if done
@@ -708,14 +811,24 @@ async fn worker(
     }
 }
 
+/// A player for engine `engine` of the spec, set to `spec`: an idle one as it is or refitted
+/// (see [`Players`]), else a fresh one.
 async fn take_player(
     spec: &PlayerSpec,
-    pool: &Pool,
+    engine: usize,
+    players: &Players,
+    stop: &Arc<AtomicBool>,
     events: &mpsc::UnboundedSender<Event>,
     tap: Option<EngineTap>,
-) -> Result<Player, MatchError> {
-    if let Some(player) = pool.lock().ok().and_then(|mut p| p.pop()) {
-        return Ok(player);
+) -> Result<Kept, MatchError> {
+    while let Some(mut kept) = players.take(engine) {
+        // A player kept from an earlier call still answers to that call's stop flag, which
+        // its end set: this play's flag replaces it before anything is asked of the engine.
+        kept.player.abort_on(stop);
+        if kept.spec == *spec || refit(&mut kept, spec).await {
+            return Ok(kept);
+        }
+        // Neither the same nor refittable: this one ends (dropping kills the process).
     }
     let player = Player::start_logged(spec, tap).await;
     if let Ok(Player::Uci(engine)) = &player {
@@ -723,10 +836,16 @@ async fn take_player(
             let _ = events.send(Event::Warning(format!("engine {}: {warning}", spec.name)));
         }
     }
-    player.map_err(|fault| MatchError::EngineStart {
-        name: spec.name.clone(),
-        fault,
-    })
+    match player {
+        Ok(player) => Ok(Kept {
+            spec: spec.clone(),
+            player,
+        }),
+        Err(fault) => Err(MatchError::EngineStart {
+            name: spec.name.clone(),
+            fault,
+        }),
+    }
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use arbiter_stats::{SprtState, SprtStatus};
 use arbiter_store::{Committed, GameRow, RunId, RunState, Store, Totals};
 use tokio::sync::{mpsc, watch};
 
-use crate::play::{play, End, Event, Flow, MatchError, PairSink, PlayedPair};
+use crate::play::{play, play_with, End, Event, Flow, MatchError, PairSink, PlayedPair, Players};
 use crate::records::RunOutcome;
 use crate::spec::{MatchSpec, PlaySpec};
 
@@ -212,19 +212,20 @@ pub async fn run_match(
     })
 }
 
-/// Plays `pairs` of `spec` (indices below `spec.pairs`) into a [`TallySink`] and returns their
-/// totals. What a tuner needs: "play these pairs and hand me the outcomes". An engine fault
+/// Plays `pairs` of `spec` (indices below `spec.pairs`) into a [`TallySink`] with `players`
+/// (kept for the next call, see [`Players`]) and returns their totals. What a tuner needs: "play these pairs and hand me the outcomes". An engine fault
 /// under `recover = false` is an error here.
 pub async fn tally_pairs(
     spec: Arc<PlaySpec>,
     pairs: &BTreeSet<u64>,
+    players: &Arc<Players>,
     events: mpsc::UnboundedSender<Event>,
 ) -> Result<Totals, MatchError> {
     let mut sink = TallySink::default();
     // Nothing cancels a tally but its caller dropping it.
     let (_never, mut cancel) = watch::channel(false);
     let units: Vec<u64> = pairs.iter().copied().collect();
-    let ending = play(&spec, units, &mut sink, &events, &mut cancel).await?;
+    let ending = play_with(&spec, units, &mut sink, players, &events, &mut cancel).await?;
     match ending.end {
         End::Fault(reason) => Err(MatchError::Fault(reason)),
         End::Played | End::Stopped | End::Cancelled => Ok(sink.totals),
@@ -381,7 +382,9 @@ mod tests {
             let pairs: BTreeSet<u64> = pairs.iter().copied().collect();
             async move {
                 let (events, mut received) = mpsc::unbounded_channel();
-                let totals = tally_pairs(spec, &pairs, events).await.unwrap();
+                let players = Arc::new(Players::default());
+                let totals = tally_pairs(spec, &pairs, &players, events).await.unwrap();
+                players.shutdown().await;
                 let mut played = BTreeSet::new();
                 while let Ok(event) = received.try_recv() {
                     if let Event::GameFinished { pair, .. } = event {
