@@ -5,22 +5,22 @@
 //! commits it and stops when the SPRT decides (the "players", "game loop" and "store" steps of
 //! ARCHITECTURE.md's data path).
 //!
-//! The modules, bottom up; each imports only modules above it in this list (a test,
-//! `module_graph`, keeps it so). [`uci`] is the protocol as text (pure functions); [`commlog`]
+//! The modules, bottom up; each imports only modules before it in this list (a test,
+//! `module_graph`, keeps it so and finds any circle). [`uci`] is the protocol as text (pure functions); [`commlog`]
 //! is the run's log of engine lines and messages; [`executor`] is where games and searches run
 //! (the CPU pool, `block_on`, the game-thread flag); [`tc`] and [`adjudication`] are the clocks
 //! and the score-based rules; [`openings`] loads books and picks unit `k`'s opening from the
 //! seed; [`process`] owns an engine process and its timing; [`builtin`] is staunton in process;
 //! [`player`] puts both behind one interface; [`game`] plays one game. [`spec`] is the run's
-//! spec ([`spec::MatchSpec`]: who plays whom, and the pure arithmetic of its schedule);
-//! [`lines`] formats every line printed about a run; [`standings`] and [`records`] are a
-//! tournament's table and the typed records; [`render`] writes a game's PGN and JSON; [`play`]
-//! is the play step (units in, finished pairs pushed into a [`play::PairSink`]); [`sinks`]
-//! holds the store's sink (`run_match`) and the tuner's (`tally_pairs`); [`outputs`] writes the
-//! summary record and the export files. [`config`] reads a run (TOML, or cutechess/fastchess
-//! flags in [`config::cutechess`]), checks it from its text alone, and resolves it on the
-//! machine that plays it into a [`spec::MatchSpec`]. Faults of engines are ordinary outcomes
-//! at every layer, never errors that stop a run.
+//! spec ([`spec::PlaySpec`] and [`spec::MatchSpec`]: who plays whom, and the pure arithmetic
+//! of its schedule); [`lines`] formats every line printed about a run; [`standings`] and
+//! [`records`] are a tournament's table and the typed records; [`config`] reads a run (TOML,
+//! or cutechess/fastchess flags in [`config::cutechess`]), checks it from its text alone, and
+//! resolves it on the machine that plays it into a [`spec::MatchSpec`]; [`render`] writes a
+//! game's PGN and JSON; [`play`] is the play step (units in, finished pairs pushed into a
+//! [`play::PairSink`]); [`sinks`] holds the store's sink (`run_match`) and the tuner's
+//! (`tally_pairs`); [`outputs`] writes the summary record and the export files. Faults of
+//! engines are ordinary outcomes at every layer, never errors that stop a run.
 
 // A library speaks through its caller (events, writers, errors); the terminal is the binary's.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
@@ -189,6 +189,50 @@ mod module_graph {
                 table.join("\n")
             );
         }
+    }
+
+    /// The runner's modules bottom up, as the crate's docs list them: each may import only
+    /// modules before it. A new module takes its place here.
+    const LAYERS: &[&str] = &[
+        "uci",
+        "commlog",
+        "executor",
+        "tc",
+        "adjudication",
+        "openings",
+        "process",
+        "builtin",
+        "player",
+        "game",
+        "spec",
+        "lines",
+        "standings",
+        "records",
+        "config",
+        "render",
+        "play",
+        "sinks",
+        "outputs",
+    ];
+
+    /// Every `crate::` edge points down the list of layers: one direction of data.
+    #[test]
+    fn the_runners_modules_import_only_the_layers_below() {
+        let edges = edges_of(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
+        let layer = |module: &str| LAYERS.iter().position(|m| *m == module);
+        let mut wrong = Vec::new();
+        for (module, uses) in &edges {
+            let Some(at) = layer(module) else {
+                wrong.push(format!("{module} is in no layer (add it to LAYERS)"));
+                continue;
+            };
+            for used in uses {
+                if layer(used).is_none_or(|below| below >= at) {
+                    wrong.push(format!("{module} imports {used}, which is not below it"));
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     }
 
     /// The reading of `crate::` paths and the search for circles, on texts and graphs whose

@@ -898,11 +898,10 @@ pub(crate) mod tests {
             all_games(&mut schedule),
             [(5, 0), (5, 1), (2, 0), (2, 1), (9, 0), (9, 1)]
         );
-        let mut huge = schedule_of(
-            Arc::new(test_spec(crate::config::MAX_PAIRS)),
-            (0..crate::config::MAX_PAIRS).rev(),
-        );
-        let last = crate::config::MAX_PAIRS - 1;
+        // As many units as a run may have (config's MAX_PAIRS), and more.
+        let units = 1 << 40;
+        let mut huge = schedule_of(Arc::new(test_spec(units)), (0..units).rev());
+        let last = units - 1;
         assert_eq!(huge.next_game().unwrap(), Some((last, 0)));
         assert_eq!(huge.next_game().unwrap(), Some((last, 1)));
         assert_eq!(
