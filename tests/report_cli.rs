@@ -585,7 +585,11 @@ fn a_decided_run_reports_the_sprt_aware_elo() {
     let sprt =
         arbiter_stats::Sprt::new(0.1, 0.1, 0.0, 200.0, arbiter_stats::EloModel::Logistic).unwrap();
     let expected = sprt
-        .elo_estimate(&arbiter_runner::tournament::sample(&totals, true))
+        .elo_estimate(&arbiter_stats::Sample::of_run(
+            true,
+            totals.wdl(),
+            totals.pentanomial,
+        ))
         .unwrap();
 
     let out = arbiter(&["report", "1", "--store", "runs.db"], dir.path(), &[]);

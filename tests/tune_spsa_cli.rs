@@ -214,6 +214,56 @@ fn a_uci_engine_is_tuned_through_setoption() {
     assert_eq!(stored_steps(uci.path()), stored_steps(in_process.path()));
 }
 
+/// Issue 19: over UCI the engines outlive the steps. A run of four steps, one game at a time,
+/// starts the engine three times: once to read the options it declares, then the plus and the
+/// minus player once each, every later step sending its values as `setoption` lines (before,
+/// each step started both again: nine starts). The steps are those of the same run in process.
+#[cfg(unix)]
+#[test]
+fn a_uci_run_starts_each_engine_once() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let dir = tempfile::tempdir().unwrap();
+    let starts = dir.path().join("starts.txt");
+    let wrapper = dir.path().join("staunton.sh");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\necho started >> '{}'\nexec '{}' \"$@\"\n",
+            starts.display(),
+            staunton().display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let engine = format!(
+        "[[engine]]\nname = \"sta\"\ncmd = \"{}\"\noptions = {{ Hash = \"1\" }}\n",
+        wrapper.display()
+    );
+    let one_at_a_time = |dir: &Path, engine: &str| {
+        let path = config(dir, engine);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replace("concurrency = 2", "concurrency = 1")).unwrap();
+        path
+    };
+    let path = one_at_a_time(dir.path(), &engine);
+    let out = tune(&path, dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let steps = stored_steps(dir.path());
+    assert_eq!(steps.len(), 4);
+    let started = std::fs::read_to_string(&starts).unwrap().lines().count();
+    assert_eq!(
+        started, 3,
+        "the option check, then plus and minus once each"
+    );
+
+    let in_process = tempfile::tempdir().unwrap();
+    let path = one_at_a_time(in_process.path(), IN_PROCESS);
+    let out = tune(&path, in_process.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(steps, stored_steps(in_process.path()));
+}
+
 /// A bad configuration is refused with exit code 2 and a message naming what is wrong; nothing
 /// is created.
 #[test]

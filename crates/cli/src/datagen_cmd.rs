@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use arbiter_runner::config::RunConfig;
 use arbiter_runner::lifecycle::{fresh_seed, lineage};
-use arbiter_runner::tournament::{run_match, Event, Verdict};
+use arbiter_runner::play::Event;
+use arbiter_runner::sinks::{run_match, Verdict};
 use arbiter_store::{Location, RunFacts, RunKind, RunSpec, Store};
 use arbiter_tune::datagen::{
     export_positions, generate_openings, write_book, DatagenConfig, PositionsSink,

@@ -23,10 +23,13 @@ use arbiter_rules::Color;
 use arbiter_runner::commlog::Level;
 use arbiter_runner::config::{OutputFormat, ReportSettings, RunConfig};
 use arbiter_runner::lifecycle;
+use arbiter_runner::lines;
 use arbiter_runner::outputs::{self, Export};
+use arbiter_runner::play::Event;
 use arbiter_runner::player::PlayerKind;
+use arbiter_runner::sinks::{run_match, Summary, Verdict};
+use arbiter_runner::spec::MatchSpec;
 use arbiter_runner::standings::{self, PairingResult, Standings};
-use arbiter_runner::tournament::{run_match, Event, MatchSpec, Summary, Verdict};
 use arbiter_stats::SprtStatus;
 use arbiter_store::{Location, RunId, Store, Totals};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -180,8 +183,8 @@ impl Console {
     /// The rating block of the chosen format for `totals`.
     fn rating_block(&self, spec: &MatchSpec, totals: &Totals, sprt: Option<SprtStatus>) {
         let lines = match self.report.format {
-            OutputFormat::Cutechess => outputs::rating_lines(totals, sprt, self.report.penta),
-            OutputFormat::Fastchess => outputs::fastchess_block(
+            OutputFormat::Cutechess => lines::rating_lines(totals, sprt, self.report.penta),
+            OutputFormat::Fastchess => lines::fastchess_block(
                 &spec.players[0].name,
                 &spec.players[1].name,
                 &self.details,
@@ -445,7 +448,7 @@ async fn run_async(
         None
     };
     let names: Vec<&str> = spec.players.iter().map(|p| p.name.as_str()).collect();
-    for line in outputs::player_lines(&store, run, &names, &summary.uncounted).await? {
+    for line in lines::player_lines(&store, run, &names, &summary.uncounted).await? {
         console.result(&line);
     }
     console.result("Finished match");
@@ -462,7 +465,7 @@ async fn run_async(
     let json = serde_json::to_string(&summary_record).context("write the summary")?;
     write_exports(&store, run, &exports, &summary.uncounted, &json, &console).await?;
     if spec.paired && !spec.is_tournament() {
-        console.info(&outputs::pentanomial_line(&summary.totals));
+        console.info(&lines::pentanomial_line(&summary.totals));
     }
     if args.json {
         console.stdout(&json);
@@ -601,7 +604,7 @@ fn leader_line(standings: &Standings, width: usize) -> String {
         .first()
         .filter(|top| top.games > 0)
         .map_or_else(String::new, |top| {
-            let name = outputs::printable_name(&top.name);
+            let name = lines::printable_name(&top.name);
             let lead = format!(
                 "leader {name} {:+.0} +/- {:.0} Elo",
                 top.elo, top.half_width
@@ -611,7 +614,7 @@ fn leader_line(standings: &Standings, width: usize) -> String {
                 lead,
                 format!("leader {name}"),
             ];
-            outputs::fit(forms, width)
+            lines::fit(forms, width)
         })
 }
 
@@ -748,7 +751,7 @@ async fn report(
                 black,
                 ..
             } => {
-                let line = outputs::started_line(number, total_games, &white, &black);
+                let line = lines::started_line(number, total_games, &white, &black);
                 if let Some(log) = &spec.log {
                     log.message(Level::Info, &line);
                 }
@@ -760,7 +763,7 @@ async fn report(
                 record,
                 ..
             } => {
-                let line = outputs::finished_line(number, &record);
+                let line = lines::finished_line(number, &record);
                 if let Some(log) = &spec.log {
                     log.message(Level::Info, &line);
                 }
@@ -792,7 +795,7 @@ async fn report(
                         _ => draws += 1,
                     }
                 }
-                console.result(&outputs::score_line(first, second, wins, losses, draws));
+                console.result(&lines::score_line(first, second, wins, losses, draws));
             }
             Event::PairCommitted {
                 pair,
@@ -817,7 +820,7 @@ async fn report(
                     let width = note_width(bar);
                     let message = match &standings {
                         Some(standings) => leader_line(standings, width),
-                        None => outputs::progress_note(&totals, sprt, report.penta, width),
+                        None => lines::progress_note(&totals, sprt, report.penta, width),
                     };
                     bar.set_message(message);
                 }

@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
-use arbiter_runner::outputs::percent;
+use arbiter_runner::lines::percent;
 use arbiter_stats::{
     estimate, EloModel, Pentanomial, Sample, Sprt, SprtCalculator, SprtState, StatsError,
     Trinomial, WaldBounds, DEFAULT_DRAW_RATIO, DEFAULT_RMS_BIAS,
@@ -268,7 +268,7 @@ impl Report {
                     p.points(),
                     100.0 * p.points() / p.games() as f64
                 )?;
-                outln!("{}", arbiter_runner::outputs::ptnml(p.counts()))?;
+                outln!("{}", arbiter_runner::lines::ptnml(p.counts()))?;
             }
         }
         let (Some(sprt), Some(status)) = (self.sprt, self.status) else {

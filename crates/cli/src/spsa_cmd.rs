@@ -17,8 +17,8 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 use arbiter_runner::config::RunConfig;
+use arbiter_runner::play::Event;
 use arbiter_runner::player::{PlayerKind, PlayerSpec};
-use arbiter_runner::tournament::Event;
 use arbiter_store::{
     Location, Pairing, RunFacts, RunId, RunKind, RunSpec, RunState, Store, Totals,
 };

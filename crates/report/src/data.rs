@@ -222,7 +222,7 @@ impl GameFacts {
             // The book line as the PGN's BookEntry names it (`quick.epd:34`), without the
             // folders of the machine that played it.
             Some(e) => (
-                arbiter_runner::tournament::book_entry(&e.opening),
+                arbiter_runner::render::book_entry(&e.opening),
                 e.move_ms.len(),
                 e.move_ms.iter().sum(),
             ),

@@ -7,7 +7,6 @@ use std::str::FromStr;
 
 use arbiter_runner::records::RunResults;
 use arbiter_runner::standings::{self, PairingResult, Standings, StandingsRow};
-use arbiter_runner::tournament::sample;
 use arbiter_store::{RunOutcome, RunState};
 use serde::Serialize;
 
@@ -269,7 +268,7 @@ impl Report {
         if let Some(los) = s.results.los {
             rows.push((
                 "LOS",
-                format!("{}%", arbiter_runner::outputs::percent(los, 1)),
+                format!("{}%", arbiter_runner::lines::percent(los, 1)),
             ));
         }
         if let (Some(nelo), Some([lo, hi])) = (s.results.nelo, s.results.nelo_ci) {
@@ -616,7 +615,14 @@ fn summary(data: &RunData) -> Summary {
         .sprt
         .as_ref()
         .filter(|_| !tournament && totals.pairs > 0)
-        .and_then(|sprt| sprt.status(&sample(totals, data.paired)).ok());
+        .and_then(|sprt| {
+            sprt.status(&arbiter_stats::Sample::of_run(
+                data.paired,
+                totals.wdl(),
+                totals.pentanomial,
+            ))
+            .ok()
+        });
     Summary {
         run: data.run.id.get(),
         name: data.run.spec.name.clone(),

@@ -3,8 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use arbiter_runner::tournament::sample;
-use arbiter_stats::{estimate, Sprt, SprtState, StatsError};
+use arbiter_stats::{estimate, Sample, Sprt, SprtState, StatsError};
 use arbiter_store::{CommittedPair, Totals};
 use serde::Serialize;
 
@@ -49,7 +48,7 @@ pub fn llr_path(sprt: &Sprt, pairs: &[CommittedPair], paired: bool) -> Result<Ll
     let mut decision = None;
     for pair in pairs {
         totals.add(pair.tally);
-        let status = sprt.status(&sample(&totals, paired))?;
+        let status = sprt.status(&Sample::of_run(paired, totals.wdl(), totals.pentanomial))?;
         points.push(LlrPoint {
             pairs: pair.sequence,
             llr: status.llr,
@@ -87,7 +86,7 @@ pub fn elo_path(pairs: &[CommittedPair], paired: bool) -> Vec<EloPoint> {
     let mut points = Vec::with_capacity(pairs.len());
     for pair in pairs {
         totals.add(pair.tally);
-        if let Ok(e) = estimate::elo(&sample(&totals, paired)) {
+        if let Ok(e) = estimate::elo(&Sample::of_run(paired, totals.wdl(), totals.pentanomial)) {
             let (lower, upper) = e.interval();
             points.push(EloPoint {
                 games: totals.wins + totals.draws + totals.losses,
@@ -123,7 +122,7 @@ pub fn sprt_estimate(
     totals: &Totals,
     paired: bool,
 ) -> Result<SprtEstimate, StatsError> {
-    let e = sprt.elo_estimate(&sample(totals, paired))?;
+    let e = sprt.elo_estimate(&Sample::of_run(paired, totals.wdl(), totals.pentanomial))?;
     Ok(SprtEstimate {
         games: totals.wins + totals.draws + totals.losses,
         pairs: totals.pairs,

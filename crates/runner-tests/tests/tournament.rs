@@ -9,13 +9,14 @@ use arbiter_rules::uci::move_to_uci;
 use arbiter_rules::RuleSet;
 use arbiter_runner::adjudication::Adjudication;
 use arbiter_runner::builtin::BuiltinSpec;
-use arbiter_runner::config::TournamentKind;
 use arbiter_runner::openings::{Book, BookSpec};
 use arbiter_runner::outputs::export_pgn;
+use arbiter_runner::play::Event;
 use arbiter_runner::player::{PlayerKind, PlayerSpec};
 use arbiter_runner::process::{ProcessSpec, Timeouts};
+use arbiter_runner::sinks::{run_match, Verdict};
+use arbiter_runner::spec::{MatchSpec, PlaySpec, TournamentKind};
 use arbiter_runner::tc::TimeControl;
-use arbiter_runner::tournament::{run_match, Event, MatchSpec, Verdict};
 use arbiter_store::{Location, PairKey, RunSpec, Store};
 use tokio::sync::{mpsc, watch};
 
@@ -36,17 +37,19 @@ fn spec(pairs: u64, concurrency: usize, nodes: u64) -> MatchSpec {
         nodes: Some(nodes),
         ..TimeControl::default()
     };
-    MatchSpec {
+    MatchSpec::new(PlaySpec {
         players: vec![staunton("dev", 325), staunton("base", 250)],
         time_controls: vec![tc.clone(), tc],
         pairings: vec![[0, 1]],
         kind: TournamentKind::Match,
         time_margin: Duration::from_millis(50),
-        book: Book::load(&BookSpec {
-            file: Some(book_file.into()),
-            ..BookSpec::default()
-        })
-        .unwrap(),
+        book: Arc::new(
+            Book::load(&BookSpec {
+                file: Some(book_file.into()),
+                ..BookSpec::default()
+            })
+            .unwrap(),
+        ),
         pairs,
         games: 2 * pairs,
         paired: true,
@@ -56,14 +59,12 @@ fn spec(pairs: u64, concurrency: usize, nodes: u64) -> MatchSpec {
             ..Adjudication::default()
         },
         rules: RuleSet::default(),
-        sprt: None,
         recover: true,
         seed: 7,
         event: "test".into(),
         site: "here".into(),
-        warnings: Vec::new(),
         log: None,
-    }
+    })
 }
 
 async fn open_run(dir: &std::path::Path, pairs: u64) -> (Arc<Store>, arbiter_store::RunId) {

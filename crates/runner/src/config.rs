@@ -32,6 +32,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use arbiter_rules::{DrawApplication, InsufficientMaterial, RuleSet, StalemateRule};
@@ -42,12 +43,12 @@ use serde::{Deserialize, Serialize};
 use crate::adjudication::{Adjudication, DrawRule, ResignRule};
 use crate::builtin::BuiltinSpec;
 use crate::commlog::LogConfig;
+use crate::lines;
 use crate::openings::{Book, BookSpec};
-use crate::outputs;
 use crate::player::{PlayerKind, PlayerSpec};
 use crate::process::{ProcessSpec, Timeouts, DEFAULT_MOVE_TIMEOUT};
+use crate::spec::{MatchSpec, PlaySpec, TournamentKind};
 use crate::tc::{ClockSpec, TimeControl};
-use crate::tournament::MatchSpec;
 
 pub mod cutechess;
 
@@ -213,40 +214,6 @@ pub struct AdjudicationConfig {
     pub draw: Option<DrawRule>,
     pub resign: Option<ResignRule>,
     pub maxmoves: Option<u32>,
-}
-
-/// Who plays whom in a run.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum TournamentKind {
-    /// Two engines, one pairing: the only kind an SPRT can decide.
-    Match,
-    /// Every engine plays every other.
-    RoundRobin,
-    /// The seeds (the first engines) play every other engine, not each other.
-    Gauntlet,
-}
-
-impl TournamentKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TournamentKind::Match => "match",
-            TournamentKind::RoundRobin => "round-robin",
-            TournamentKind::Gauntlet => "gauntlet",
-        }
-    }
-
-    /// The pairings of `engines` engines, in the order a round plays them (cutechess's order:
-    /// the first engine's games first).
-    pub fn pairings(self, engines: usize, seeds: usize) -> Vec<[usize; 2]> {
-        match self {
-            TournamentKind::Match | TournamentKind::RoundRobin => (0..engines)
-                .flat_map(|a| (a + 1..engines).map(move |b| [a, b]))
-                .collect(),
-            TournamentKind::Gauntlet => (0..seeds)
-                .flat_map(|seed| (seeds..engines).map(move |other| [seed, other]))
-                .collect(),
-        }
-    }
 }
 
 /// The two result streams scripts are written for.
@@ -448,7 +415,7 @@ impl RunConfig {
             // a line break or other control character would split or corrupt them, an escape
             // sequence would recolour or rewrite the screen, a direction override would make it
             // read as another name.
-            if name.chars().any(outputs::unprintable) || name.len() > MAX_NAME_LEN {
+            if name.chars().any(lines::unprintable) || name.len() > MAX_NAME_LEN {
                 return Err(invalid(
                     "engine.name",
                     format!(
@@ -999,11 +966,11 @@ impl CheckedConfig {
             Some(log) => Some(log.open(base).map_err(|reason| invalid("log", reason))?),
             None => None,
         };
-        Ok(MatchSpec {
+        let play = PlaySpec {
             players,
             time_controls: self.time_controls,
             time_margin: self.time_margin,
-            book,
+            book: Arc::new(book),
             pairs: self.pairs,
             games: self.games,
             pairings: self.pairings,
@@ -1012,13 +979,16 @@ impl CheckedConfig {
             concurrency: self.concurrency,
             adjudication: self.adjudication,
             rules: self.rules,
-            sprt: self.sprt,
             recover: self.recover,
             seed,
             event: self.event,
             site: self.site,
-            warnings,
             log,
+        };
+        Ok(MatchSpec {
+            play: Arc::new(play),
+            sprt: self.sprt,
+            warnings,
         })
     }
 

@@ -14,11 +14,10 @@ use arbiter_rules::{Color, Game, Move, Outcome, Role, RuleSet, Termination};
 use tokio::runtime::RuntimeFlavor;
 
 use crate::adjudication::{Adjudication, Adjudicator, MovePlayed};
-use crate::builtin::{as_game_thread, block_on};
+use crate::executor::{as_game_thread, block_on};
 use crate::openings::Opening;
 use crate::player::{MoveRequest, Player, PositionCommand};
 use crate::process::EngineFault;
-use crate::records::MoveTime;
 use crate::tc::{charge_move, Clock, ClockTime, TimeControl};
 use crate::uci::{Clocks, GoLimits, Score};
 
@@ -58,16 +57,6 @@ impl MoveStats {
         match self.score {
             Some(score) => format!("{}/{} {secs:.3}s", score.pgn(), self.depth.unwrap_or(0)),
             None => format!("{secs:.3}s"),
-        }
-    }
-}
-
-impl From<&MoveStats> for MoveTime {
-    fn from(stats: &MoveStats) -> MoveTime {
-        MoveTime {
-            ms: stats.elapsed.as_secs_f64() * 1000.0,
-            engine_ms: stats.reported.map(|t| t.as_millis() as u64),
-            clock_ms: stats.clock_after.map(|c| c.as_millis()),
         }
     }
 }

@@ -15,7 +15,8 @@ use arbiter_store::{Pairing, Run, RunId, RunLock, RunSpec, RunState, Store, Stor
 
 use crate::config::{ConfigError, RunConfig};
 use crate::outputs::Export;
-use crate::tournament::{MatchSpec, Verdict};
+use crate::sinks::Verdict;
+use crate::spec::MatchSpec;
 
 /// Why a run could not be opened: the store, the configuration, or the run found.
 #[derive(Debug, thiserror::Error)]

@@ -24,8 +24,8 @@ use std::time::{Duration, Instant};
 use tokio::io::AsyncWriteExt;
 use tokio::process::{Child, ChildStdin, Command};
 
-use crate::builtin::on_game_thread;
 use crate::commlog::{Direction, EngineTap};
+use crate::executor::on_game_thread;
 use crate::tc::human_duration;
 use crate::uci::{BestMove, GoLimits, Info, OptionDecl, SetOption};
 

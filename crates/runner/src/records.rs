@@ -117,7 +117,7 @@ impl RunResults {
         sprt: Option<arbiter_stats::SprtStatus>,
     ) -> RunResults {
         use arbiter_stats::estimate;
-        let sample = crate::tournament::sample(totals, paired);
+        let sample = arbiter_stats::Sample::of_run(paired, totals.wdl(), totals.pentanomial);
         let elo = estimate::elo(&sample).ok().filter(|_| !tournament);
         let nelo = estimate::normalized_elo(&sample)
             .ok()

@@ -21,7 +21,7 @@ use arbiter_stats::{
 use arbiter_store::Totals;
 use serde::{Deserialize, Serialize};
 
-use crate::outputs::{percent, printable_name, ptnml, score_line};
+use crate::lines::{percent, printable_name, ptnml, score_line};
 
 /// The totals of one pairing of a tournament, from `first`'s side: its wins, draws and losses
 /// against `second`, and the pentanomial counts of their colour-swapped pairs.
@@ -659,7 +659,8 @@ mod tests {
         for paired in [true, false] {
             for forward in [true, false] {
                 let p = pairing(0, 1, [30, 40, 20], [2, 7, 20, 11, 5]);
-                let sample = crate::tournament::sample(&p.totals, paired);
+                let sample =
+                    arbiter_stats::Sample::of_run(paired, p.totals.wdl(), p.totals.pentanomial);
                 let match_elo = estimate::elo(&sample).unwrap().elo;
                 let p = if forward {
                     p

@@ -138,6 +138,21 @@ impl From<Pentanomial> for Sample {
     }
 }
 
+impl Sample {
+    /// The sample a run's statistics are computed on, from its counts (the first engine's
+    /// wins, draws and losses, and its pairs by pentanomial bucket): the pairs when the run was
+    /// played in colour-swapped pairs, its games as a trinomial otherwise. An unpaired run's
+    /// "pairs" are two consecutive games from different openings, whose joint score says
+    /// nothing a game does not, so their buckets are not a sample.
+    pub fn of_run(paired: bool, [wins, draws, losses]: [u64; 3], pentanomial: [u64; 5]) -> Sample {
+        if paired {
+            Sample::from(Pentanomial::from_counts(pentanomial))
+        } else {
+            Sample::from(Trinomial::from_wdl(wins, draws, losses))
+        }
+    }
+}
+
 /// The regularized counts and the empirical distribution of one entry's score.
 #[derive(Clone, Debug)]
 pub(crate) struct Empirical {
@@ -285,6 +300,19 @@ mod tests {
         assert_eq!(p.games(), 30);
         // 2·0.5 + 3·1 + 4·1.5 + 5·2
         assert_eq!(p.points(), 20.0);
+    }
+
+    /// A paired run's pairs and an unpaired run's games, from the same counts: the pairs give
+    /// a pair's score the pentanomial spread, the games their own W/D/L.
+    #[test]
+    fn a_run_is_sampled_by_its_pairs_or_its_games() {
+        let (wdl, penta) = ([7, 4, 3], [1, 1, 2, 2, 1]);
+        let paired = Sample::of_run(true, wdl, penta);
+        assert_eq!(paired, Sample::Pentanomial(Pentanomial::from_counts(penta)));
+        assert_eq!(paired.entries(), 7, "pairs");
+        let games = Sample::of_run(false, wdl, penta);
+        assert_eq!(games, Sample::Trinomial(Trinomial::from_wdl(7, 4, 3)));
+        assert_eq!(games.entries(), 14, "games");
     }
 
     #[test]

@@ -299,6 +299,12 @@ pub struct Totals {
 }
 
 impl Totals {
+    /// The first engine's games won, drawn and lost, as a run's statistics take them
+    /// (`arbiter_stats::Sample::of_run`).
+    pub fn wdl(&self) -> [u64; 3] {
+        [self.wins, self.draws, self.losses]
+    }
+
     /// Adds one pair's contribution, as [`Store::commit_pair`](crate::Store::commit_pair) does.
     pub fn add(&mut self, tally: PairTally) {
         self.pairs += 1;

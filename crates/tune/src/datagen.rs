@@ -36,7 +36,7 @@ use std::sync::atomic::AtomicBool;
 use arbiter_rules::{Game, Position, RuleSet};
 use arbiter_runner::config::{AdjudicationConfig, EngineConfig, EngineSettings, RunConfig};
 use arbiter_runner::openings::{Book, BookOrder, BookSpec};
-use arbiter_runner::tournament::book_entry;
+use arbiter_runner::render::book_entry;
 use arbiter_store::{RunId, Store};
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
@@ -157,7 +157,7 @@ impl DatagenConfig {
                 reason: reason.to_owned(),
             })
         };
-        if self.name.is_empty() || self.name.chars().any(arbiter_runner::outputs::unprintable) {
+        if self.name.is_empty() || self.name.chars().any(arbiter_runner::lines::unprintable) {
             return invalid(
                 "name",
                 "expected a name without control characters or invisible marks",

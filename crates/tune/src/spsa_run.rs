@@ -24,8 +24,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arbiter_runner::config::{fnv1a, invalid, ConfigError, RunConfig, SprtConfig};
+use arbiter_runner::play::{Event, MatchError, Players};
 use arbiter_runner::player::{PlayerKind, PlayerSpec};
-use arbiter_runner::tournament::{tally_pairs, Event, MatchError, MatchSpec};
+use arbiter_runner::sinks::tally_pairs;
+use arbiter_runner::spec::{MatchSpec, PlaySpec};
 use arbiter_store::{
     Committed, RunId, RunOutcome, RunState, Store, StoreError, Totals, TuningMethod, TuningSetup,
     TuningStep,
@@ -624,28 +626,12 @@ pub fn option_value(kind: ParamKind, value: f64) -> String {
     }
 }
 
-/// The match of one step: the resolved run with its two players swapped for `players`.
-fn step_spec(base: &MatchSpec, players: Vec<PlayerSpec>) -> MatchSpec {
-    MatchSpec {
+/// The games of one step: the resolved run's with its two players swapped for `players` (the
+/// book and everything else shared or copied as they are).
+fn step_spec(base: &PlaySpec, players: Vec<PlayerSpec>) -> PlaySpec {
+    PlaySpec {
         players,
-        time_controls: base.time_controls.clone(),
-        time_margin: base.time_margin,
-        book: base.book.clone(),
-        pairs: base.pairs,
-        games: base.games,
-        pairings: base.pairings.clone(),
-        kind: base.kind,
-        paired: base.paired,
-        concurrency: base.concurrency,
-        adjudication: base.adjudication,
-        rules: base.rules,
-        sprt: None,
-        recover: base.recover,
-        seed: base.seed,
-        event: base.event.clone(),
-        site: base.site.clone(),
-        warnings: Vec::new(),
-        log: base.log.clone(),
+        ..base.clone()
     }
 }
 
@@ -670,49 +656,58 @@ pub async fn play_steps(
     }
     let params = spsa.params();
     let [plus_name, minus_name] = [0, 1].map(|i| base.players[i].name.clone());
-    for step in resumed.steps_done..spsa.steps() {
-        let perturbation = spsa.perturb(&theta, step, base.seed);
-        let players = vec![
-            player_at(&base.players[0], &plus_name, params, &perturbation.plus)?,
-            player_at(&base.players[1], &minus_name, params, &perturbation.minus)?,
-        ];
-        let spec = Arc::new(step_spec(base, players));
-        let pairs: BTreeSet<u64> = spsa.step_pairs(step).collect();
-        let totals = tally_pairs(spec, &pairs, events.clone()).await?;
-        let next = spsa.update(&theta, &perturbation, totals.wins, totals.losses);
-        let p = &perturbation;
-        let numbers = [&next, &p.c, &p.r, &p.plus, &p.minus];
-        if !numbers.iter().all(|v| v.iter().all(|x| x.is_finite())) {
-            return Err(SpsaRunError::NotFinite {
-                run,
+    // The engines outlive the steps: over UCI a step sends the new values as `setoption`s to
+    // the engines the previous step started, instead of starting them again.
+    let engines = Arc::new(Players::default());
+    let steps = async {
+        for step in resumed.steps_done..spsa.steps() {
+            let perturbation = spsa.perturb(&theta, step, base.seed);
+            let players = vec![
+                player_at(&base.players[0], &plus_name, params, &perturbation.plus)?,
+                player_at(&base.players[1], &minus_name, params, &perturbation.minus)?,
+            ];
+            let spec = Arc::new(step_spec(base, players));
+            let pairs: BTreeSet<u64> = spsa.step_pairs(step).collect();
+            let totals = tally_pairs(spec, &pairs, &engines, events.clone()).await?;
+            let next = spsa.update(&theta, &perturbation, totals.wins, totals.losses);
+            let p = &perturbation;
+            let numbers = [&next, &p.c, &p.r, &p.plus, &p.minus];
+            if !numbers.iter().all(|v| v.iter().all(|x| x.is_finite())) {
+                return Err(SpsaRunError::NotFinite {
+                    run,
+                    step,
+                    values: format!("θ {next:?}, c_k {:?}, R_k {:?}", p.c, p.r),
+                });
+            }
+            let record = TuningStep {
                 step,
-                values: format!("θ {next:?}, c_k {:?}, R_k {:?}", p.c, p.r),
+                iteration: perturbation.iteration,
+                totals,
+                perturbation: serde_json::to_string(&perturbation).unwrap_or_default(),
+                theta: theta_json(&next),
+            };
+            match store.commit_step(run, &record).await? {
+                Committed::Inserted => theta = next,
+                // Only a second player of the run could have committed it, which the run's lock
+                // rules out; should it happen, the stored step is the truth.
+                Committed::AlreadyPresent => {
+                    theta = resume_point(spsa, store, run).await?.theta;
+                }
+            }
+            on_step(&StepDone {
+                step,
+                steps: spsa.steps(),
+                iteration: perturbation.iteration,
+                totals,
+                perturbation,
+                theta: theta.clone(),
             });
         }
-        let record = TuningStep {
-            step,
-            iteration: perturbation.iteration,
-            totals,
-            perturbation: serde_json::to_string(&perturbation).unwrap_or_default(),
-            theta: theta_json(&next),
-        };
-        match store.commit_step(run, &record).await? {
-            Committed::Inserted => theta = next,
-            // Only a second player of the run could have committed it, which the run's lock
-            // rules out; should it happen, the stored step is the truth.
-            Committed::AlreadyPresent => {
-                theta = resume_point(spsa, store, run).await?.theta;
-            }
-        }
-        on_step(&StepDone {
-            step,
-            steps: spsa.steps(),
-            iteration: perturbation.iteration,
-            totals,
-            perturbation,
-            theta: theta.clone(),
-        });
-    }
+        Ok::<(), SpsaRunError>(())
+    };
+    let steps = steps.await;
+    engines.shutdown().await;
+    steps?;
     store.finish_run(run, RunOutcome::Complete).await?;
     Ok(theta)
 }

@@ -1,0 +1,346 @@
+//! The run's spec: who plays whom, under which rules, and the arithmetic of its schedule.
+//!
+//! A run is a schedule of units (pairs of colour-swapped games, or in an unpaired run units of
+//! one or two games), numbered from 0. Which pairing a unit belongs to, its round, its seats
+//! and its opening are pure functions of (seed, unit): any machine that holds the spec plays
+//! unit `u` exactly as any other would, in any order. [`crate::config`] resolves a
+//! configuration into a [`MatchSpec`]; [`crate::play`] plays the units of its [`PlaySpec`].
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use arbiter_rules::RuleSet;
+use arbiter_stats::{Sample, Sprt};
+use arbiter_store::Totals;
+
+use crate::adjudication::Adjudication;
+use crate::commlog::CommLog;
+use crate::game::GameSpec;
+use crate::openings::{Book, Opening};
+use crate::player::PlayerSpec;
+use crate::tc::TimeControl;
+
+/// Who plays whom in a run.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TournamentKind {
+    /// Two engines, one pairing: the only kind an SPRT can decide.
+    Match,
+    /// Every engine plays every other.
+    RoundRobin,
+    /// The seeds (the first engines) play every other engine, not each other.
+    Gauntlet,
+}
+
+impl TournamentKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TournamentKind::Match => "match",
+            TournamentKind::RoundRobin => "round-robin",
+            TournamentKind::Gauntlet => "gauntlet",
+        }
+    }
+
+    /// The pairings of `engines` engines, in the order a round plays them (cutechess's order:
+    /// the first engine's games first).
+    pub fn pairings(self, engines: usize, seeds: usize) -> Vec<[usize; 2]> {
+        match self {
+            TournamentKind::Match | TournamentKind::RoundRobin => (0..engines)
+                .flat_map(|a| (a + 1..engines).map(move |b| [a, b]))
+                .collect(),
+            TournamentKind::Gauntlet => (0..seeds)
+                .flat_map(|seed| (seeds..engines).map(move |other| [seed, other]))
+                .collect(),
+        }
+    }
+}
+
+/// What the play step needs to play units of a run, resolved and validated: the players, the
+/// rules of their games, the schedule and how many games at once. A tuner swaps its players
+/// between steps (`PlaySpec { players, ..base.clone() }`, the book shared); a fleet worker
+/// holds this and nothing of the run's stop rule or console. The PGN tags and the log are here
+/// because the play step writes each game's PGN once, and taps engines' lines as they play.
+#[derive(Clone, Debug)]
+pub struct PlaySpec {
+    /// The engines of the run, in the configuration's order. In a match the first is the one
+    /// under test: totals and Elo are from its point of view.
+    pub players: Vec<PlayerSpec>,
+    /// Each engine's limits, by the same index.
+    pub time_controls: Vec<TimeControl>,
+    pub time_margin: Duration,
+    /// Shared: a book can hold millions of lines.
+    pub book: Arc<Book>,
+    /// Pairs in the schedule, over all pairings (cutechess's `-rounds` with `-games 2 -repeat`,
+    /// times the pairings): units of two games, committed together.
+    pub pairs: u64,
+    /// Games in the schedule, over all pairings: twice `pairs`, or in an unpaired run the games
+    /// asked for (cutechess's `-games 1 -rounds R`: R per pairing), whose last round is a unit
+    /// of one game when R is odd.
+    pub games: u64,
+    /// Who plays whom, as indices into `players`: `[first, second]`, the first White in game 0
+    /// of each pair and the side the pairing's totals are counted from. A match has one
+    /// pairing. Unit `u` of the schedule is pair `u / P` of pairing `u % P` (P pairings): a
+    /// round plays every pairing once, with the round's opening, before the next begins.
+    pub pairings: Vec<[usize; 2]>,
+    /// What made the pairings: a match, a round-robin or a gauntlet.
+    pub kind: TournamentKind,
+    /// Each opening played twice with colours swapped, counted as pentanomial pairs (the
+    /// default); or, `false`, cutechess's `-games 1` without `-repeat`: every game its own
+    /// opening, colours alternating by game, counted as games (trinomial statistics). The two
+    /// games of a unit are then consecutive rounds, not a pair.
+    pub paired: bool,
+    /// Games in flight at once.
+    pub concurrency: usize,
+    pub adjudication: Adjudication,
+    pub rules: RuleSet,
+    /// Keep going after an engine crashes or stalls (restart the engine), or stop the run.
+    /// Illegal moves and lost flags are results either way.
+    pub recover: bool,
+    pub seed: u64,
+    /// PGN `Event` and `Site` tags.
+    pub event: String,
+    pub site: String,
+    /// The run's log (`-log`, `[log]`): engines' lines and arbiter's messages. Opened by the
+    /// caller, which owns the file; `None` logs nothing.
+    pub log: Option<Arc<CommLog>>,
+}
+
+/// A run as `arbiter match` plays it: the play step's spec, and what only the store's sink and
+/// the console need. It reads as its [`PlaySpec`] (`spec.players`, `spec.pairs`).
+#[derive(Debug)]
+pub struct MatchSpec {
+    pub play: Arc<PlaySpec>,
+    /// The stop rule of the store's sink.
+    pub sprt: Option<Sprt>,
+    /// What the configuration asked for that will not happen as written (skipped book entries,
+    /// options an in-process engine does not declare), for the user to see before the games.
+    pub warnings: Vec<String>,
+}
+
+impl MatchSpec {
+    /// A run of `play` with no SPRT and nothing to warn about.
+    pub fn new(play: PlaySpec) -> MatchSpec {
+        MatchSpec {
+            play: Arc::new(play),
+            sprt: None,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+impl std::ops::Deref for MatchSpec {
+    type Target = PlaySpec;
+
+    fn deref(&self) -> &PlaySpec {
+        &self.play
+    }
+}
+
+/// Changing a field before play starts (the CLI sets the seed and the log it opened) changes
+/// this spec's own copy.
+impl std::ops::DerefMut for MatchSpec {
+    fn deref_mut(&mut self) -> &mut PlaySpec {
+        Arc::make_mut(&mut self.play)
+    }
+}
+
+impl PlaySpec {
+    /// The players' names for White and Black when `order` gives the engines' seats.
+    pub fn seat_names(&self, order: [usize; 2]) -> [&str; 2] {
+        order.map(|engine| self.players[engine].name.as_str())
+    }
+
+    /// The pairing of schedule unit `unit` and the unit's index within it (its round).
+    pub fn pairing_of(&self, unit: u64) -> (usize, u64) {
+        let pairings = self.pairings.len().max(1) as u64;
+        ((unit % pairings) as usize, unit / pairings)
+    }
+
+    /// The schedule unit of pair `index` of `pairing`.
+    pub fn unit_of(&self, pairing: usize, index: u64) -> u64 {
+        index * self.pairings.len().max(1) as u64 + pairing as u64
+    }
+
+    /// Pairs of `pairing` in the schedule (every pairing has the same, `rounds`).
+    pub fn pairs_in(&self, pairing: usize) -> u64 {
+        let pairings = self.pairings.len().max(1) as u64;
+        (self.pairs + pairings - 1 - pairing as u64) / pairings
+    }
+
+    /// Games of schedule unit `unit`: a pair's two, or one in the last round of an unpaired run
+    /// of an odd number of games per pairing.
+    pub fn games_of(&self, unit: u64) -> usize {
+        if self.paired {
+            return 2;
+        }
+        let per_pairing = self.games / self.pairings.len().max(1) as u64;
+        let round = self.pairing_of(unit).1;
+        per_pairing.saturating_sub(2 * round).min(2) as usize
+    }
+
+    /// The number of game `game_index` of `unit` in the run, from 1: in schedule order, as
+    /// cutechess numbers its `Finished game N` lines. A last round of single games numbers them
+    /// after every earlier round's, one per pairing.
+    pub fn game_number(&self, unit: u64, game_index: usize) -> u64 {
+        if self.games_of(unit) == 1 {
+            let pairings = self.pairings.len().max(1) as u64;
+            let (pairing, round) = self.pairing_of(unit);
+            2 * round * pairings + pairing as u64 + 1
+        } else {
+            2 * unit + game_index as u64 + 1
+        }
+    }
+
+    /// The PGN `Round` of game `game_index` of `unit`, from 1: the pair's (in a tournament,
+    /// the round every pairing plays once), as fastchess writes it; unpaired, every game is a
+    /// round of its own, as cutechess numbers them.
+    pub fn round_tag(&self, unit: u64, game_index: usize) -> u64 {
+        let round = self.pairing_of(unit).1;
+        if self.paired {
+            round + 1
+        } else {
+            2 * round + game_index as u64 + 1
+        }
+    }
+
+    /// The engines of game `game_index` of `unit`, White first.
+    pub fn seats(&self, unit: u64, game_index: usize) -> [usize; 2] {
+        let [first, second] = self.pairings[self.pairing_of(unit).0];
+        if game_index == 0 {
+            [first, second]
+        } else {
+            [second, first]
+        }
+    }
+
+    /// Whether this run is a tournament of several pairings rather than a match.
+    pub fn is_tournament(&self) -> bool {
+        self.pairings.len() > 1
+    }
+
+    /// The index of the opening of game `game_index` (0 or 1) of unit `pair` in the book's
+    /// order: its round's (every pairing of a round plays the same line), or in unpaired runs
+    /// the game's own.
+    pub fn opening_index(&self, pair: u64, game_index: usize) -> usize {
+        let round = self.pairing_of(pair).1;
+        let entry = if self.paired {
+            round
+        } else {
+            2 * round + game_index as u64
+        };
+        self.book.index_for_pair(self.seed, entry)
+    }
+
+    pub fn opening(&self, pair: u64, game_index: usize) -> &Opening {
+        self.book.opening(self.opening_index(pair, game_index))
+    }
+
+    /// The statistics' sample of `totals`: pentanomial pairs, or games when unpaired.
+    pub fn sample(&self, totals: &Totals) -> Sample {
+        Sample::of_run(self.paired, totals.wdl(), totals.pentanomial)
+    }
+
+    /// The game of `pair` with the engines seated by `order`.
+    pub fn game_spec(&self, pair: u64, game_index: usize, order: [usize; 2]) -> GameSpec<'_> {
+        GameSpec {
+            opening: self.opening(pair, game_index),
+            time_controls: order.map(|engine| &self.time_controls[engine]),
+            time_margin: self.time_margin,
+            adjudication: self.adjudication,
+            rules: self.rules,
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    use crate::builtin::BuiltinSpec;
+    use crate::openings::BookSpec;
+    use crate::player::PlayerKind;
+    use crate::process::Timeouts;
+
+    /// A match of two in-process staunton engines at 100 nodes a move, 20 moves at most: games
+    /// that are quick and the same on every machine.
+    pub(crate) fn test_spec(pairs: u64) -> PlaySpec {
+        let player = |name: &str| PlayerSpec {
+            name: name.into(),
+            kind: PlayerKind::Builtin(Box::new(BuiltinSpec {
+                params: staunton::Params::default(),
+                hash_mb: 0,
+            })),
+            timeouts: Timeouts::default(),
+            restart: false,
+        };
+        let tc = TimeControl {
+            nodes: Some(100),
+            ..TimeControl::default()
+        };
+        PlaySpec {
+            players: vec![player("dev"), player("base")],
+            time_controls: vec![tc.clone(), tc],
+            pairings: vec![[0, 1]],
+            kind: TournamentKind::Match,
+            time_margin: Duration::from_millis(50),
+            book: Arc::new(Book::load(&BookSpec::default()).unwrap()),
+            pairs,
+            games: 2 * pairs,
+            paired: true,
+            concurrency: 2,
+            adjudication: Adjudication {
+                maxmoves: Some(20),
+                ..Adjudication::default()
+            },
+            rules: RuleSet::default(),
+            recover: true,
+            seed: 1,
+            event: "test".into(),
+            site: "here".into(),
+            log: None,
+        }
+    }
+
+    /// A round-robin's schedule: a round plays every pairing once, each pairing's first engine
+    /// White in game 0, all from the round's opening; pair k of pairing p is the same unit
+    /// whichever way it is reached.
+    #[test]
+    fn a_round_plays_every_pairing_from_its_opening() {
+        let mut spec = test_spec(0);
+        let tc = spec.time_controls[0].clone();
+        let mut third = spec.players[1].clone();
+        third.name = "old".into();
+        spec.players.push(third);
+        spec.time_controls.push(tc);
+        spec.pairings = vec![[0, 1], [0, 2], [1, 2]];
+        spec.kind = TournamentKind::RoundRobin;
+        spec.pairs = 3 * 5;
+        spec.book = Arc::new(
+            Book::load(&BookSpec {
+                file: Some(concat!(env!("CARGO_MANIFEST_DIR"), "/../../openings/quick.epd").into()),
+                ..BookSpec::default()
+            })
+            .unwrap(),
+        );
+        for pairing in 0..3 {
+            assert_eq!(spec.pairs_in(pairing), 5);
+        }
+        let mut seen = BTreeSet::new();
+        for unit in 0..spec.pairs {
+            let (pairing, index) = spec.pairing_of(unit);
+            assert_eq!(spec.unit_of(pairing, index), unit);
+            assert!(seen.insert((pairing, index)));
+            assert_eq!(index, unit / 3, "round by round");
+            let [first, second] = spec.pairings[pairing];
+            assert_eq!(spec.seats(unit, 0), [first, second]);
+            assert_eq!(spec.seats(unit, 1), [second, first]);
+            // Every pairing of a round plays the round's opening, both games.
+            let round_opening = spec.opening_index(spec.unit_of(0, index), 0);
+            assert_eq!(spec.opening_index(unit, 0), round_opening);
+            assert_eq!(spec.opening_index(unit, 1), round_opening);
+        }
+        assert_eq!(seen.len(), 15);
+        let openings: BTreeSet<usize> = (0..5).map(|k| spec.opening_index(3 * k, 0)).collect();
+        assert_eq!(openings.len(), 5, "each round its own opening");
+    }
+}
