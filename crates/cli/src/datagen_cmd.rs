@@ -212,7 +212,7 @@ async fn run_async(args: &DatagenArgs) -> anyhow::Result<ExitCode> {
     };
     let _lock = store.lock_run(run).await?;
     let before = store.totals(run).await?;
-    let games_before = before.wins + before.draws + before.losses;
+    let games_before = before.games();
     info(&format!(
         "Datagen run {run} ({name}): {} games of staunton self-play at {} nodes, {} random plies \
          from {}, seed {seed}, {how}, {games_before} games in the store; openings: {} ({:.1} s)",

@@ -680,14 +680,6 @@ fn progress_bar(pairs: u64, done: u64) -> ProgressBar {
     bar
 }
 
-/// A game finished but not yet committed with its pair: its result counts in the `Score of`
-/// line (cutechess's is per game); the exports take it when its pair commits, or as an
-/// uncounted game if the run stops first.
-struct Pending {
-    /// Half points of the first engine: 0, 1 or 2.
-    half_points: u8,
-}
-
 /// An export file that committed pairs are appended to while the run plays.
 struct Appender {
     export: Export,
@@ -731,13 +723,15 @@ async fn report(
 ) -> Option<u64> {
     let total_games = spec.games;
     let (first, second) = (spec.players[0].name.as_str(), spec.players[1].name.as_str());
-    let mut pending: HashMap<u64, [Option<Pending>; 2]> = HashMap::new();
+    // The games finished but not yet committed with their pair, by pair: the first engine's
+    // half points of each, which count in the `Score of` line (cutechess's is per game).
+    let mut pending: HashMap<u64, Vec<u8>> = HashMap::new();
     let mut last_block = None;
     let report = console.report;
     // Games finished so far, and the count (games or pairs, see `rating_in_pairs`) at the last
     // rating block: blocks come every `ratinginterval` of them, at the first commit after a
     // multiple.
-    let mut games_finished = committed.wins + committed.draws + committed.losses;
+    let mut games_finished = committed.games();
     let rating_count = |games: u64, totals: &Totals| match report.rating_in_pairs {
         true => totals.pairs,
         false => games,
@@ -773,9 +767,10 @@ async fn report(
                 } else {
                     Color::Black
                 };
-                let half_points = record.half_points(first_color);
-                let index = ((number - 1) % 2) as usize;
-                pending.entry(pair).or_default()[index] = Some(Pending { half_points });
+                pending
+                    .entry(pair)
+                    .or_default()
+                    .push(record.half_points(first_color));
                 games_finished += 1;
                 // cutechess prints `Score of` lines for two engines only; a tournament's
                 // results are its standings.
@@ -788,8 +783,8 @@ async fn report(
                 }
                 let (mut wins, mut losses, mut draws) =
                     (committed.wins, committed.losses, committed.draws);
-                for game in pending.values().flatten().flatten() {
-                    match game.half_points {
+                for half_points in pending.values().flatten() {
+                    match half_points {
                         2 => wins += 1,
                         0 => losses += 1,
                         _ => draws += 1,

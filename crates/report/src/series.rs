@@ -89,7 +89,7 @@ pub fn elo_path(pairs: &[CommittedPair], paired: bool) -> Vec<EloPoint> {
         if let Ok(e) = estimate::elo(&Sample::of_run(paired, totals.wdl(), totals.pentanomial)) {
             let (lower, upper) = e.interval();
             points.push(EloPoint {
-                games: totals.wins + totals.draws + totals.losses,
+                games: totals.games(),
                 elo: e.elo,
                 lower,
                 upper,
@@ -124,7 +124,7 @@ pub fn sprt_estimate(
 ) -> Result<SprtEstimate, StatsError> {
     let e = sprt.elo_estimate(&Sample::of_run(paired, totals.wdl(), totals.pentanomial))?;
     Ok(SprtEstimate {
-        games: totals.wins + totals.draws + totals.losses,
+        games: totals.games(),
         pairs: totals.pairs,
         elo: e.elo,
         elo_ci: [e.interval.0, e.interval.1],

@@ -165,7 +165,8 @@ pub async fn open_match(
 ) -> Result<OpenedMatch, LifecycleError> {
     // The text is judged before anything is looked up or created; what a report needs of the
     // run is decided from it now and stored with the run (see `RunFacts`).
-    let facts = config.check()?.facts();
+    let checked = config.check()?;
+    let facts = checked.facts();
     let mut runs = lineage(store, &config.run_name()).await?;
     // An unnamed run stored before `rounds` left its derived name is found by the old one.
     if runs.latest.is_none() {
@@ -197,7 +198,7 @@ pub async fn open_match(
         None => "new run".to_owned(),
     };
     let seed = config.seed.unwrap_or_else(fresh_seed);
-    let spec = config.resolve(base, seed)?;
+    let spec = checked.resolve(base, seed)?;
     // The start folder goes with the stored configuration (see `resume_match`); `run.toml`'s
     // folder is the empty path: the current one.
     let start = match base.as_os_str().is_empty() {

@@ -71,7 +71,7 @@ pub fn score_line(first: &str, second: &str, wins: u64, losses: u64, draws: u64)
 /// from the games alone without `penta`.
 pub fn rating_lines(totals: &Totals, sprt: Option<SprtStatus>, penta: bool) -> Vec<String> {
     let mut lines = Vec::new();
-    if totals.wins + totals.draws + totals.losses == 0 {
+    if totals.games() == 0 {
         return lines;
     }
     let sample = Sample::of_run(penta, totals.wdl(), totals.pentanomial);
@@ -102,9 +102,7 @@ pub fn progress_note(
 ) -> String {
     let mut forms = vec![rating_lines(totals, sprt, penta).join("  ")];
     let sample = Sample::of_run(penta, totals.wdl(), totals.pentanomial);
-    let elo = estimate::elo(&sample)
-        .ok()
-        .filter(|_| totals.wins + totals.draws + totals.losses > 0);
+    let elo = estimate::elo(&sample).ok().filter(|_| totals.games() > 0);
     let elo_part = elo.map(|e| format!("Elo {:.1} +/- {:.1}", e.elo + 0.0, e.half_width));
     let los = elo.map(|e| format!("LOS {:.1}%", e.los * 100.0));
     let draws = format!("draws {:.1}%", game_draw_ratio(totals) * 100.0);
@@ -290,7 +288,7 @@ pub fn fastchess_block(
         }
         lines.push(line);
     }
-    let games = totals.wins + totals.draws + totals.losses;
+    let games = totals.games();
     let points = totals.wins as f64 + totals.draws as f64 / 2.0;
     let percent = if games == 0 {
         0.0

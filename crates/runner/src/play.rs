@@ -259,22 +259,24 @@ pub struct PlayedPair {
 impl PlayedPair {
     /// The pair's result from the first engine's side.
     pub fn tally(&self) -> PairTally {
-        // Half points of the first engine: it is White in game 0 and Black in game 1.
-        let points: Vec<u8> = self
-            .games
-            .iter()
-            .zip([Color::White, Color::Black])
-            .map(|(game, first)| game.record.half_points(first))
-            .collect();
-        let wins = points.iter().filter(|&&p| p == 2).count() as u8;
-        let draws = points.iter().filter(|&&p| p == 1).count() as u8;
-        PairTally {
-            wins,
-            draws,
-            losses: points.len() as u8 - wins - draws,
+        let mut tally = PairTally {
+            wins: 0,
+            draws: 0,
+            losses: 0,
+            penta: 0,
+        };
+        // The first engine is White in game 0 and Black in game 1.
+        for (game, first) in self.games.iter().zip([Color::White, Color::Black]) {
+            let half_points = game.record.half_points(first);
+            match half_points {
+                2 => tally.wins += 1,
+                1 => tally.draws += 1,
+                _ => tally.losses += 1,
+            }
             // The unit's score in half points: a pair's pentanomial bucket.
-            penta: points.iter().sum(),
+            tally.penta += half_points;
         }
+        tally
     }
 
     /// The store's record of the pair in `run`.

@@ -125,7 +125,7 @@ impl RunResults {
         RunResults {
             model: if paired { "pentanomial" } else { "trinomial" }.to_owned(),
             pairs: totals.pairs,
-            games: totals.wins + totals.draws + totals.losses,
+            games: totals.games(),
             wins: (!tournament).then_some(totals.wins),
             draws: (!tournament).then_some(totals.draws),
             losses: (!tournament).then_some(totals.losses),

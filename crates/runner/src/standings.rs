@@ -275,7 +275,7 @@ fn pairing_row(names: &[String], p: &PairingResult, paired: bool) -> PairingRow 
         first_name: names[p.first].clone(),
         second_name: names[p.second].clone(),
         pairs: t.pairs,
-        games: Trinomial::from_wdl(t.wins, t.draws, t.losses).games(),
+        games: t.games(),
         wins: t.wins,
         draws: t.draws,
         losses: t.losses,

@@ -305,6 +305,11 @@ impl Totals {
         [self.wins, self.draws, self.losses]
     }
 
+    /// Games counted: a pair's two, or an unpaired run's unit of one.
+    pub fn games(&self) -> u64 {
+        self.wins + self.draws + self.losses
+    }
+
     /// Adds one pair's contribution, as [`Store::commit_pair`](crate::Store::commit_pair) does.
     pub fn add(&mut self, tally: PairTally) {
         self.pairs += 1;
