@@ -203,6 +203,24 @@ pub enum StoreError {
         /// What was found.
         detail: String,
     },
+
+    /// A batch a worker submitted that is not what the run's queue holds (units missing, given
+    /// twice or of another batch); nothing of it was counted.
+    #[error("{location}: batch {sequence} of run {run} refused: {reason}")]
+    InvalidBatch {
+        location: String,
+        run: RunId,
+        sequence: u64,
+        reason: String,
+    },
+
+    /// A worker that cannot be registered (no name).
+    #[error("{location}: worker {name:?} refused: {reason}")]
+    InvalidWorker {
+        location: String,
+        name: String,
+        reason: String,
+    },
 }
 
 /// The store's result type.

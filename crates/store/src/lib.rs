@@ -161,8 +161,8 @@
 //! read-only connections, so a file that is refused keeps every byte. Migration 3 brought runs
 //! of N engines (`run_engines`, `run_pairings`, the pairing in the keys of `pairs` and `games`,
 //! and the commit order); a file of an older release upgrades in place when it is opened, its
-//! runs becoming one-pairing runs (see the migration's header). Batches and leases for
-//! distributed mode will come as new tables in a later migration; `pairs` keeps its key.
+//! runs becoming one-pairing runs (see the migration's header). Migration 7 brought the fleet's
+//! tables (below); `pairs` keeps its key.
 //!
 //! # Tuning runs
 //!
@@ -192,12 +192,44 @@
 //! back to its configuration. The link of a confirmation SPRT to the tuning run it confirms
 //! is a column instead (`runs.confirms_run`, [`RunSpec::confirms`], read back with
 //! [`Store::confirmations`]): a reference the database checks, and a search.
+//!
+//! # The fleet
+//!
+//! Migration 7 lets workers on many machines play one run on one database (PostgreSQL; an
+//! SQLite file serves workers on one machine the same way). [`Store::queue_run`] stores a run
+//! cut into batches: runs of consecutive schedule units (unit u is pair u / P of pairing
+//! u % P, the runner's order), so that a batch's pairs, openings, seats and seeds follow from
+//! (run, batch) and any worker plays it identically. What makes each batch count once:
+//!
+//! - **Claims lease, they do not assign.** [`Store::claim_batch`] takes the first open batch,
+//!   or one whose lease expired (there is no sweeper: the next claim is the reclaim), with
+//!   `FOR UPDATE SKIP LOCKED` on PostgreSQL so that concurrent claims pass each other instead of
+//!   queueing, and under the single writer on SQLite. A worker restarted under its name gets
+//!   its unexpired lease back. Leases are timed on the database's clock, not the workers'.
+//! - **A submit is one transaction keyed by (run, batch).** [`Store::submit_batch`] locks the
+//!   batch row, counts its pairs with the statements of [`Store::commit_pair`] (whose key
+//!   still holds), marks the batch done, advances the prefix and closes the run on a verdict.
+//!   A second submit of a done batch, from a retry or from a worker whose lease moved on,
+//!   counts nothing ([`Submitted::AlreadyCounted`]); a submit after the run closed counts
+//!   nothing either. A late worker's batch is as good as the new holder's: whichever submits
+//!   first is counted. A worker killed with SIGKILL loses only its batch, which the next claim
+//!   after the lease plays again.
+//! - **The verdict is judged on the prefix.** The prefix is the run's units 0 to k - 1, all
+//!   counted, in unit order; `submit_batch` walks it forward over each unit counted in order
+//!   and asks the caller's rule (the SPRT) after each one, so a run decides after the same
+//!   unit, on the same totals, whichever workers were fast, and as one machine playing the
+//!   units in order would. A batch that is late holds the decision back by at most its lease.
+//!   Pairs counted beyond a gap stay counted ([`Store::totals`]) but are not the verdict's
+//!   evidence ([`QueuedRun::prefix`]).
+//! - **Stopping is a state.** A run finished or stopped with [`Store::finish_run`] reaches its
+//!   workers in their next heartbeat ([`Heartbeat::RunClosed`]).
 
 // A library speaks through its caller (events, writers, errors); the terminal is the binary's.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
 mod error;
 mod facts;
+mod fleet;
 mod location;
 mod migrations;
 mod model;
@@ -213,6 +245,10 @@ use futures_util::stream::BoxStream;
 
 pub use error::{Result, StoreError};
 pub use facts::{Clock, RunFacts, RunKind, SampleModel, SprtFacts};
+pub use fleet::{
+    BatchCounts, Heartbeat, Lease, Prefix, Queue, QueuedRun, RunFile, Submitted, Worker, WorkerId,
+    WorkerInfo,
+};
 pub use location::Location;
 pub use model::{
     Committed, CommittedPair, CommittedStep, GameResult, GameRow, PairKey, PairRecord, PairTally,
@@ -414,7 +450,7 @@ impl Store {
     /// Stores a new tuning run: the run as [`Store::create_run`] stores it (refusing the same
     /// things) and its set-up, in one transaction, so that no run exists without what it tunes.
     pub async fn create_tuning_run(&self, spec: &RunSpec, setup: &TuningSetup) -> Result<RunId> {
-        with_repo!(self, repo => repo.create_run_with(spec, Some(setup)).await)
+        with_repo!(self, repo => repo.create_run_with(spec, Some(setup), None).await)
     }
 
     /// The set-up a tuning run was created with; `None` for a run that is not a tuning run (a
@@ -438,6 +474,94 @@ impl Store {
     /// resumed run starts (after the last one). An unknown run is [`StoreError::UnknownRun`].
     pub async fn tuning_steps(&self, run: RunId) -> Result<Vec<CommittedStep>> {
         with_repo!(self, repo => repo.tuning_steps(run).await)
+    }
+
+    /// Stores a new run queued for workers: the run as [`Store::create_run`] stores it
+    /// (refusing the same things), cut into batches of `queue.batch_units` schedule units, with
+    /// its files and its engines' known signatures, in one transaction. A run that is queued
+    /// is played by [`Store::claim_batch`] and [`Store::submit_batch`], not by a local
+    /// [`Store::commit_pair`] loop (which would not advance its prefix).
+    pub async fn queue_run(&self, spec: &RunSpec, queue: &Queue) -> Result<RunId> {
+        with_repo!(self, repo => repo.create_run_with(spec, None, Some(queue)).await)
+    }
+
+    /// Registers a worker by name (a worker restarted under its name is the same worker), or
+    /// updates the one of that name.
+    pub async fn register_worker(&self, info: &WorkerInfo) -> Result<WorkerId> {
+        with_repo!(self, repo => repo.register_worker(info).await)
+    }
+
+    /// Every worker the database has heard from, by name.
+    pub async fn workers(&self) -> Result<Vec<Worker>> {
+        with_repo!(self, repo => repo.workers().await)
+    }
+
+    /// Leases the next batch to `worker` for `lease_ms` milliseconds of the database's clock:
+    /// its own unexpired lease first (a restarted worker resumes it), else the first open or
+    /// expired batch of the highest-priority running queued run (oldest on a tie) not in
+    /// `excluded` (runs whose engines the worker cannot provide) and below its worker limit.
+    /// `None` when nothing is left to play. An expired lease is taken here: there is no
+    /// sweeper.
+    pub async fn claim_batch(
+        &self,
+        worker: WorkerId,
+        lease_ms: i64,
+        excluded: &[RunId],
+    ) -> Result<Option<Lease>> {
+        with_repo!(self, repo => repo.claim_batch(worker, lease_ms, excluded).await)
+    }
+
+    /// Extends a lease by `lease_ms` from now, or says that it moved on or that the run is
+    /// over (the worker then drops the batch).
+    pub async fn heartbeat(&self, lease: &Lease, lease_ms: i64) -> Result<Heartbeat> {
+        with_repo!(self, repo => repo.heartbeat(lease, lease_ms).await)
+    }
+
+    /// Gives a leased batch back to the queue at once; `false` if it was no longer the
+    /// worker's.
+    pub async fn release_batch(&self, lease: &Lease) -> Result<bool> {
+        with_repo!(self, repo => repo.release_batch(lease).await)
+    }
+
+    /// Counts a played batch exactly once, in one transaction: its pairs and games, the batch
+    /// marked done (with the engines' `signatures` it was played with), the run's prefix
+    /// advanced, `decide` asked for a verdict after each unit the prefix gains (the SPRT on the
+    /// prefix's totals), and the run closed on a verdict or when its last unit is counted.
+    /// Refuses, having written nothing, a batch whose pairs are not exactly its units
+    /// ([`StoreError::InvalidBatch`]).
+    pub async fn submit_batch(
+        &self,
+        lease: &Lease,
+        pairs: &[PairRecord],
+        signatures: &str,
+        decide: &mut (dyn FnMut(&Totals) -> Option<RunOutcome> + Send),
+    ) -> Result<Submitted> {
+        with_repo!(self, repo => repo.submit_batch(lease, pairs, signatures, decide).await)
+    }
+
+    /// The queued runs, highest priority first, with their batches' progress, prefix and
+    /// totals.
+    pub async fn queued_runs(&self) -> Result<Vec<QueuedRun>> {
+        with_repo!(self, repo => repo.queued_runs().await)
+    }
+
+    /// Each engine's signature in `run`, in engine order (`None`: not yet known).
+    pub async fn engine_signatures(&self, run: RunId) -> Result<Vec<Option<String>>> {
+        with_repo!(self, repo => repo.engine_signatures(run).await)
+    }
+
+    /// Sets the signatures not yet known to `signatures` and returns them all as stored.
+    pub async fn adopt_signatures(
+        &self,
+        run: RunId,
+        signatures: &[String],
+    ) -> Result<Vec<Option<String>>> {
+        with_repo!(self, repo => repo.adopt_signatures(run, signatures).await)
+    }
+
+    /// The files stored with `run` (its book), checked against their SHA-256.
+    pub async fn run_files(&self, run: RunId) -> Result<Vec<RunFile>> {
+        with_repo!(self, repo => repo.run_files(run).await)
     }
 
     /// Closes the connections, letting SQLite checkpoint its WAL into the database file.

@@ -21,6 +21,9 @@ impl Dialect for Postgres {
     const LIST_TABLES: &'static str = "SELECT table_name::text FROM information_schema.tables \
          WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'";
     const BEGIN_WRITE: &'static str = "BEGIN";
+    const NOW_MS: &'static str = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)";
+    const FOR_UPDATE: &'static str = " FOR UPDATE";
+    const SKIP_LOCKED: &'static str = " FOR UPDATE OF b SKIP LOCKED";
 }
 
 /// Connections per process; a worker or the coordinator commits from a few tasks at a time.

@@ -21,12 +21,17 @@ use sqlx::{
 
 use crate::error::{Result, StoreError};
 use crate::facts::RunFacts;
+use crate::fleet::Queue;
 use crate::migrations::{self, Source};
 use crate::model::{
     Committed, CommittedPair, CommittedStep, GameResult, GameRow, PairKey, PairRecord, PairTally,
     Pairing, Run, RunId, RunOutcome, RunSpec, RunState, StoredGame, Totals, TuningSetup,
     TuningStep,
 };
+
+mod batches;
+
+use batches::QueueRefused;
 
 /// What differs between the SQL dialects, beyond their migrations.
 pub(crate) trait Dialect: Database {
@@ -40,6 +45,15 @@ pub(crate) trait Dialect: Database {
     /// wrote in between, SQLite returns "database is locked" at once instead of waiting.
     /// `BEGIN IMMEDIATE` takes the lock up front, under the busy timeout.
     const BEGIN_WRITE: &'static str;
+    /// The database's clock in milliseconds since the Unix epoch, as an SQL expression: leases
+    /// are timed by it, so that workers whose clocks disagree still agree on when one expired.
+    const NOW_MS: &'static str;
+    /// Locks the rows a `SELECT` returns until the transaction ends (PostgreSQL's `FOR
+    /// UPDATE`; nothing on SQLite, whose write transaction has the whole file).
+    const FOR_UPDATE: &'static str;
+    /// [`Dialect::FOR_UPDATE`] of table alias `b`, skipping rows another transaction holds:
+    /// a queue's claim (PostgreSQL's `FOR UPDATE OF b SKIP LOCKED`).
+    const SKIP_LOCKED: &'static str;
 }
 
 /// What a database holds, as [`Repo::check_existing`] finds it.
@@ -88,6 +102,7 @@ where
     for<'q> &'q str: Encode<'q, DB> + Type<DB>,
     Option<i64>: for<'q> Encode<'q, DB> + Type<DB>,
     Option<String>: for<'q> Encode<'q, DB> + Type<DB>,
+    Vec<u8>: for<'q> Encode<'q, DB> + for<'r> Decode<'r, DB> + Type<DB>,
     usize: ColumnIndex<DB::Row>,
 {
     /// Wraps pools that are already connected; call [`Repo::prepare`] before anything else.
@@ -221,7 +236,7 @@ where
     /// Stores a new run, with zero totals, in state `running`: the run, its engines and its
     /// pairings in one transaction.
     pub(crate) async fn create_run(&self, spec: &RunSpec) -> Result<RunId> {
-        self.create_run_with(spec, None).await
+        self.create_run_with(spec, None, None).await
     }
 
     /// [`Repo::create_run`], and for a tuning run its set-up, in the same transaction.
@@ -229,6 +244,7 @@ where
         &self,
         spec: &RunSpec,
         tuning: Option<&TuningSetup>,
+        queue: Option<&Queue>,
     ) -> Result<RunId> {
         let invalid = |reason: String| StoreError::InvalidRun {
             location: self.location.to_string(),
@@ -316,6 +332,14 @@ where
                 .execute(&mut *tx)
                 .await
                 .map_err(|e| self.fail(operation(), e))?;
+        }
+        if let Some(queue) = queue {
+            self.insert_queue(&mut tx, RunId::new(id), spec, queue)
+                .await
+                .map_err(|e| match e {
+                    QueueRefused::Invalid(reason) => invalid(reason),
+                    QueueRefused::Store(e) => e,
+                })?;
         }
         tx.commit().await.map_err(|e| self.fail(operation(), e))?;
         Ok(RunId::new(id))
@@ -553,12 +577,33 @@ where
 
     /// The one transaction that makes a pair count: run totals, pair row, pairing totals, games.
     pub(crate) async fn commit_pair(&self, pair: &PairRecord) -> Result<Committed> {
-        let run = pair.run;
-        let key = pair.key;
+        let games = self.checked_games(pair)?;
+        let operation = || format!("committing {} of run {}", pair.key, pair.run);
+        let mut tx = self.begin_write(&operation).await?;
+        match self.insert_pair(&mut tx, pair, &games, now_ms()).await? {
+            Inserted::Counted => {}
+            Inserted::AlreadyPresent => {
+                tx.rollback().await.map_err(|e| self.fail(operation(), e))?;
+                return Ok(Committed::AlreadyPresent);
+            }
+            Inserted::Refused => {
+                drop(tx);
+                return Err(self.refusal(pair).await);
+            }
+        }
+        // All of it, or (rolled back on any error above, or lost to a crash before this
+        // returns) none of it.
+        tx.commit().await.map_err(|e| self.fail(operation(), e))?;
+        Ok(Committed::Inserted)
+    }
+
+    /// The checks of a pair that need no database: a consistent tally, as many games as it
+    /// counts, values that fit the columns. Returns the games' values as stored.
+    fn checked_games(&self, pair: &PairRecord) -> Result<Vec<GameValues>> {
         let invalid = |reason: String| StoreError::InvalidPair {
             location: self.location.to_string(),
-            run,
-            pair: key,
+            run: pair.run,
+            pair: pair.key,
             reason,
         };
         if let Some(reason) = pair.tally.inconsistency() {
@@ -571,18 +616,33 @@ where
                 pair.games.len()
             )));
         }
-        let pair_index = i64::try_from(key.index)
-            .map_err(|_| invalid("the index does not fit a 64-bit signed integer".into()))?;
-        let games = pair
-            .games
+        if i64::try_from(pair.key.index).is_err() {
+            return Err(invalid(
+                "the index does not fit a 64-bit signed integer".into(),
+            ));
+        }
+        pair.games
             .iter()
             .map(GameValues::new)
             .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| invalid("a game number or opening index exceeds 2^63 - 1".into()))?;
-        let operation = || format!("committing {key} of run {run}");
-        let now = now_ms();
+            .ok_or_else(|| invalid("a game number or opening index exceeds 2^63 - 1".into()))
+    }
 
-        let mut tx = self.begin_write(&operation).await?;
+    /// Counts `pair` inside `tx`: the run's totals, the pair row, the pairing's totals and the
+    /// games, in that order. On [`Inserted::AlreadyPresent`] and [`Inserted::Refused`] the
+    /// caller must roll `tx` back (the run's totals were already added to). `games` are
+    /// [`Repo::checked_games`] of the pair.
+    pub(crate) async fn insert_pair(
+        &self,
+        tx: &mut sqlx::Transaction<'static, DB>,
+        pair: &PairRecord,
+        games: &[GameValues],
+        now: i64,
+    ) -> Result<Inserted> {
+        let run = pair.run;
+        let key = pair.key;
+        let pair_index = i64::try_from(key.index).unwrap_or(i64::MAX);
+        let operation = || format!("committing {key} of run {run}");
 
         // 1. The run's totals, by addition only (the caller recomputes every statistic from
         //    them). The hot row comes first: on PostgreSQL its row lock orders the run's
@@ -595,13 +655,12 @@ where
             .bind(run.get()),
             pair.tally,
         )
-        .fetch_optional(&mut *tx)
+        .fetch_optional(&mut **tx)
         .await
         .and_then(|row| row.map(|row| row.try_get(0)).transpose())
         .map_err(|e| self.fail(operation(), e))?;
         let Some(sequence) = sequence else {
-            drop(tx);
-            return Err(self.refusal(pair).await);
+            return Ok(Inserted::Refused);
         };
 
         // 2. The exactly-once key. A pair already present inserts nothing and changes nothing.
@@ -620,26 +679,21 @@ where
         .bind(i64::from(pair.tally.losses))
         .bind(i64::from(pair.tally.penta))
         .bind(now)
-        .fetch_optional(&mut *tx)
+        .fetch_optional(&mut **tx)
         .await;
         match inserted {
             Ok(Some(_)) => {}
-            Ok(None) => {
-                tx.rollback().await.map_err(|e| self.fail(operation(), e))?;
-                return Ok(Committed::AlreadyPresent);
-            }
+            Ok(None) => return Ok(Inserted::AlreadyPresent),
             Err(e) if kind(&e) == Some(ErrorKind::ForeignKeyViolation) => {
-                drop(tx);
-                return Err(self.refusal(pair).await);
+                return Ok(Inserted::Refused)
             }
             Err(e) => return Err(self.fail(operation(), e)),
         }
 
         // 3. Only a running run takes pairs. On PostgreSQL this also locks the run's row, so a
         //    concurrent `finish_run` goes strictly before or after.
-        if !self.touch_running(&mut tx, run, now, &operation).await? {
-            drop(tx);
-            return Err(self.refusal(pair).await);
+        if !self.touch_running(tx, run, now, &operation).await? {
+            return Ok(Inserted::Refused);
         }
 
         // 4. The pairing's totals, and only for a pair its schedule has.
@@ -653,12 +707,11 @@ where
         )
         .bind(i64::from(key.pairing))
         .bind(pair_index)
-        .fetch_optional(&mut *tx)
+        .fetch_optional(&mut **tx)
         .await
         .map_err(|e| self.fail(operation(), e))?;
         if counted.is_none() {
-            drop(tx);
-            return Err(self.refusal(pair).await);
+            return Ok(Inserted::Refused);
         }
 
         // 5. Every game, PGN and JSON included: a counted pair always has its games.
@@ -670,7 +723,7 @@ where
         .bind(run.get())
         .bind(i64::from(key.pairing))
         .bind(pair_index);
-        for (game, values) in pair.games.iter().zip(&games) {
+        for (game, values) in pair.games.iter().zip(games) {
             insert_games = insert_games
                 .bind(values.game_number)
                 .bind(game.white.as_str())
@@ -686,14 +739,10 @@ where
                 .bind(values.duration_ms);
         }
         insert_games
-            .execute(&mut *tx)
+            .execute(&mut **tx)
             .await
             .map_err(|e| self.fail(operation(), e))?;
-
-        // 6. All of it, or (rolled back on any error above, or lost to a crash before this
-        //    returns) none of it.
-        tx.commit().await.map_err(|e| self.fail(operation(), e))?;
-        Ok(Committed::Inserted)
+        Ok(Inserted::Counted)
     }
 
     /// Why the store refused `pair`, read after its transaction was abandoned: the run is
@@ -1143,8 +1192,18 @@ impl From<StoreError> for Decoded {
     }
 }
 
+/// What [`Repo::insert_pair`] did with a pair.
+pub(crate) enum Inserted {
+    /// Counted: the transaction holds it.
+    Counted,
+    /// Its key is taken: nothing of it may be kept.
+    AlreadyPresent,
+    /// Not for this run (finished, unknown, not in its schedule): [`Repo::refusal`] says why.
+    Refused,
+}
+
 /// A game's unsigned fields as the database's signed 64-bit integers.
-struct GameValues {
+pub(crate) struct GameValues {
     game_number: i64,
     opening_index: i64,
     started_at_ms: i64,

@@ -172,14 +172,18 @@ fn concurrent_first_opens_of_an_empty_schema_all_succeed() {
                 tables,
                 [
                     "_sqlx_migrations",
+                    "batches",
                     "games",
                     "pairs",
                     "run_engines",
+                    "run_files",
                     "run_pairings",
+                    "run_prefix",
                     "run_totals",
                     "runs",
                     "tuning_runs",
-                    "tuning_steps"
+                    "tuning_steps",
+                    "workers"
                 ],
                 "round {round}: the schema in {schema}"
             );
@@ -239,4 +243,51 @@ async fn an_empty_database_is_no_existing_store() {
     }
     assert_eq!(tables, Vec::<String>::new(), "tables were created");
     assert!(reopened.is_ok(), "{reopened:?}");
+}
+
+// The fleet's scenarios (tests/common/fleet.rs), with `FOR UPDATE SKIP LOCKED` claims.
+
+#[tokio::test]
+async fn a_queued_run_is_played_in_batches_exactly_once() {
+    common::fleet::a_queued_run_is_played_in_batches_exactly_once(&store().await).await;
+}
+
+#[tokio::test]
+async fn an_expired_lease_goes_to_the_next_claim() {
+    common::fleet::an_expired_lease_goes_to_the_next_claim(&store().await).await;
+}
+
+#[tokio::test]
+async fn a_released_batch_is_leased_again() {
+    common::fleet::a_released_batch_is_leased_again(&store().await).await;
+}
+
+#[tokio::test]
+async fn the_verdict_is_judged_on_the_prefix() {
+    common::fleet::the_verdict_is_judged_on_the_prefix(&store().await).await;
+}
+
+#[tokio::test]
+async fn a_stopped_run_reaches_its_workers() {
+    common::fleet::a_stopped_run_reaches_its_workers(&store().await).await;
+}
+
+#[tokio::test]
+async fn bad_batches_count_nothing() {
+    common::fleet::bad_batches_count_nothing(&store().await).await;
+}
+
+#[tokio::test]
+async fn priorities_limits_and_exclusions_choose_the_batch() {
+    common::fleet::priorities_limits_and_exclusions_choose_the_batch(&store().await).await;
+}
+
+#[tokio::test]
+async fn files_and_signatures_are_kept_with_the_run() {
+    common::fleet::files_and_signatures_are_kept_with_the_run(&store().await).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_claims_get_distinct_batches() {
+    common::fleet::concurrent_claims_get_distinct_batches(Arc::new(store().await)).await;
 }

@@ -322,7 +322,7 @@ async fn a_newer_schema_is_refused() {
             error,
             StoreError::NewerSchema {
                 found: 99,
-                supported: 6,
+                supported: 7,
                 ..
             }
         ),
@@ -661,4 +661,60 @@ async fn open_existing_names_a_missing_file() {
     let text = assert_said_once(error, &path);
     assert_eq!(text, format!("{}: no such database file", path.display()));
     assert!(!path.exists());
+}
+
+// The fleet's scenarios (tests/common/fleet.rs): one SQLite file serves workers on one machine.
+
+#[tokio::test]
+async fn a_queued_run_is_played_in_batches_exactly_once() {
+    let (_dir, store) = fresh().await;
+    fleet::a_queued_run_is_played_in_batches_exactly_once(&store).await;
+}
+
+#[tokio::test]
+async fn an_expired_lease_goes_to_the_next_claim() {
+    let (_dir, store) = fresh().await;
+    fleet::an_expired_lease_goes_to_the_next_claim(&store).await;
+}
+
+#[tokio::test]
+async fn a_released_batch_is_leased_again() {
+    let (_dir, store) = fresh().await;
+    fleet::a_released_batch_is_leased_again(&store).await;
+}
+
+#[tokio::test]
+async fn the_verdict_is_judged_on_the_prefix() {
+    let (_dir, store) = fresh().await;
+    fleet::the_verdict_is_judged_on_the_prefix(&store).await;
+}
+
+#[tokio::test]
+async fn a_stopped_run_reaches_its_workers() {
+    let (_dir, store) = fresh().await;
+    fleet::a_stopped_run_reaches_its_workers(&store).await;
+}
+
+#[tokio::test]
+async fn bad_batches_count_nothing() {
+    let (_dir, store) = fresh().await;
+    fleet::bad_batches_count_nothing(&store).await;
+}
+
+#[tokio::test]
+async fn priorities_limits_and_exclusions_choose_the_batch() {
+    let (_dir, store) = fresh().await;
+    fleet::priorities_limits_and_exclusions_choose_the_batch(&store).await;
+}
+
+#[tokio::test]
+async fn files_and_signatures_are_kept_with_the_run() {
+    let (_dir, store) = fresh().await;
+    fleet::files_and_signatures_are_kept_with_the_run(&store).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_claims_get_distinct_batches() {
+    let (_dir, store) = fresh().await;
+    fleet::concurrent_claims_get_distinct_batches(Arc::new(store)).await;
 }

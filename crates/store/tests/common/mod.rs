@@ -18,6 +18,8 @@ use arbiter_store::{
 };
 use futures_util::TryStreamExt;
 
+pub mod fleet;
+
 pub const FIRST: &str = "dev ♞";
 pub const SECOND: &str = "base";
 

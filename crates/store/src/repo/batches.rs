@@ -1,0 +1,811 @@
+//! The fleet's SQL: queueing a run in batches, claiming, heartbeats, releasing and submitting
+//! a batch, and the prefix a queued run's verdict is judged on.
+//!
+//! Every state change is one transaction. A claim picks the next batch with `FOR UPDATE ...
+//! SKIP LOCKED` on PostgreSQL (concurrent claims skip each other's rows instead of queueing on
+//! them) and under SQLite's single writer otherwise. Leases are timed on the database's clock
+//! ([`Dialect::NOW_MS`]). A submit counts the batch's pairs with the same statements as a
+//! local commit ([`Repo::insert_pair`]), marks the batch done (its key makes a second submit
+//! count nothing), advances the prefix and closes the run on a decision, all at once.
+
+use sha2::{Digest, Sha256};
+use sqlx::migrate::Migrate;
+use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Row, Type};
+
+use super::{kind, now_ms, Dialect, Inserted, Repo, TALLY_COLUMNS};
+use crate::error::{Result, StoreError};
+use crate::fleet::{
+    BatchCounts, Heartbeat, Lease, Prefix, Queue, QueuedRun, Submitted, Worker, WorkerId,
+    WorkerInfo,
+};
+use crate::model::{PairRecord, PairTally, RunId, RunOutcome, RunSpec, Totals};
+use crate::RunFile;
+
+/// Why queueing a run failed inside its creating transaction.
+pub(crate) enum QueueRefused {
+    /// The queue makes no sense for the run (the caller names the run).
+    Invalid(String),
+    Store(StoreError),
+}
+
+impl From<StoreError> for QueueRefused {
+    fn from(e: StoreError) -> Self {
+        QueueRefused::Store(e)
+    }
+}
+
+/// The columns of a batch a lease is made of, in [`Repo::decode_lease`]'s order.
+const LEASE_COLUMNS: &str =
+    "run_id, sequence, first_unit, units, worker_id, lease_expires_ms, claims";
+
+impl<DB> Repo<DB>
+where
+    DB: Dialect,
+    DB::Connection: Migrate,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    DB::Arguments: IntoArguments<DB>,
+    i64: for<'q> Encode<'q, DB> + for<'r> Decode<'r, DB> + Type<DB>,
+    String: for<'q> Encode<'q, DB> + for<'r> Decode<'r, DB> + Type<DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    Option<i64>: for<'q> Encode<'q, DB> + Type<DB>,
+    Option<String>: for<'q> Encode<'q, DB> + Type<DB>,
+    Vec<u8>: for<'q> Encode<'q, DB> + for<'r> Decode<'r, DB> + Type<DB>,
+    usize: ColumnIndex<DB::Row>,
+{
+    /// Inside the transaction that creates run `run`: its queue columns, every batch (open),
+    /// its prefix row, its engines' known signatures and its files.
+    pub(crate) async fn insert_queue(
+        &self,
+        tx: &mut sqlx::Transaction<'static, DB>,
+        run: RunId,
+        spec: &RunSpec,
+        queue: &Queue,
+    ) -> std::result::Result<(), QueueRefused> {
+        let units = spec.pairs_planned();
+        if queue.batch_units == 0 {
+            return Err(QueueRefused::Invalid(
+                "a batch must hold at least one unit".into(),
+            ));
+        }
+        if queue.worker_limit == Some(0) {
+            return Err(QueueRefused::Invalid(
+                "a worker limit must be at least 1".into(),
+            ));
+        }
+        if queue.signatures.len() > spec.engines.len() {
+            return Err(QueueRefused::Invalid(format!(
+                "{} engine signatures for {} engines",
+                queue.signatures.len(),
+                spec.engines.len()
+            )));
+        }
+        let batch_units = i64::try_from(queue.batch_units)
+            .map_err(|_| QueueRefused::Invalid("the batch size exceeds 2^63 - 1".into()))?;
+        let operation = || format!("queueing run {run}");
+        sqlx::query(
+            "UPDATE runs SET priority = $2, worker_limit = $3, batch_units = $4 WHERE id = $1",
+        )
+        .bind(run.get())
+        .bind(queue.priority)
+        .bind(queue.worker_limit.map(i64::from))
+        .bind(batch_units)
+        .execute(&mut **tx)
+        .await
+        .map_err(|e| self.fail(operation(), e))?;
+        sqlx::query("INSERT INTO run_prefix (run_id) VALUES ($1)")
+            .bind(run.get())
+            .execute(&mut **tx)
+            .await
+            .map_err(|e| self.fail(operation(), e))?;
+        let mut first = 0_u64;
+        let mut sequence = 0_i64;
+        while first < units {
+            let size = queue.batch_units.min(units - first);
+            sqlx::query(
+                "INSERT INTO batches (run_id, sequence, first_unit, units, state) \
+                 VALUES ($1, $2, $3, $4, 'open')",
+            )
+            .bind(run.get())
+            .bind(sequence)
+            .bind(as_i64(first))
+            .bind(as_i64(size))
+            .execute(&mut **tx)
+            .await
+            .map_err(|e| self.fail(operation(), e))?;
+            first += size;
+            sequence += 1;
+        }
+        for (index, signature) in (0_i64..).zip(&queue.signatures) {
+            if let Some(signature) = signature {
+                sqlx::query(
+                    "UPDATE run_engines SET signature = $3 WHERE run_id = $1 AND engine_index = $2",
+                )
+                .bind(run.get())
+                .bind(index)
+                .bind(signature.as_str())
+                .execute(&mut **tx)
+                .await
+                .map_err(|e| self.fail(operation(), e))?;
+            }
+        }
+        for file in &queue.files {
+            if file.name.is_empty() {
+                return Err(QueueRefused::Invalid(
+                    "a stored file has an empty name".into(),
+                ));
+            }
+            sqlx::query(
+                "INSERT INTO run_files (run_id, name, sha256, content) VALUES ($1, $2, $3, $4)",
+            )
+            .bind(run.get())
+            .bind(file.name.as_str())
+            .bind(sha256_hex(&file.content))
+            .bind(file.content.clone())
+            .execute(&mut **tx)
+            .await
+            .map_err(|e| match kind(&e) {
+                Some(sqlx::error::ErrorKind::UniqueViolation) => {
+                    QueueRefused::Invalid(format!("the file {:?} is given twice", file.name))
+                }
+                _ => QueueRefused::Store(self.fail(operation(), e)),
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Registers a worker under its name, or updates the one of that name; returns its id.
+    pub(crate) async fn register_worker(&self, info: &WorkerInfo) -> Result<WorkerId> {
+        let operation = || format!("registering worker {:?}", info.name);
+        if info.name.is_empty() {
+            return Err(StoreError::InvalidWorker {
+                location: self.location.to_string(),
+                name: info.name.clone(),
+                reason: "a worker needs a name".into(),
+            });
+        }
+        let mut tx = self.begin_write(&operation).await?;
+        let now = DB::NOW_MS;
+        let id: i64 = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "INSERT INTO workers (name, host, cores, version, first_contact_ms, last_contact_ms) \
+             VALUES ($1, $2, $3, $4, {now}, {now}) \
+             ON CONFLICT (name) DO UPDATE SET host = $2, cores = $3, version = $4, \
+             last_contact_ms = {now} RETURNING id"
+        )))
+        .bind(info.name.as_str())
+        .bind(info.host.as_str())
+        .bind(i64::from(info.cores))
+        .bind(info.version.as_str())
+        .fetch_one(&mut *tx)
+        .await
+        .and_then(|row| row.try_get(0))
+        .map_err(|e| self.fail(operation(), e))?;
+        tx.commit().await.map_err(|e| self.fail(operation(), e))?;
+        Ok(WorkerId::new(id))
+    }
+
+    /// Every worker the database has heard from, by name.
+    pub(crate) async fn workers(&self) -> Result<Vec<Worker>> {
+        let operation = || "reading the workers".to_owned();
+        let rows = sqlx::query(
+            "SELECT id, name, host, cores, version, first_contact_ms, last_contact_ms \
+             FROM workers ORDER BY name",
+        )
+        .fetch_all(&self.reader)
+        .await
+        .map_err(|e| self.fail(operation(), e))?;
+        rows.iter()
+            .map(|row| -> std::result::Result<Worker, sqlx::Error> {
+                let cores: i64 = row.try_get(3)?;
+                Ok(Worker {
+                    id: WorkerId::new(row.try_get(0)?),
+                    info: WorkerInfo {
+                        name: row.try_get(1)?,
+                        host: row.try_get(2)?,
+                        cores: u32::try_from(cores).unwrap_or(u32::MAX),
+                        version: row.try_get(4)?,
+                    },
+                    first_contact_ms: row.try_get(5)?,
+                    last_contact_ms: row.try_get(6)?,
+                })
+            })
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|e| self.fail(operation(), e))
+    }
+
+    /// Leases the next batch to `worker` for `lease_ms`: its own unexpired lease if it has one
+    /// (a restarted worker picks up where it was), else the first open or expired batch of the
+    /// highest-priority running queued run (oldest run first on a tie) that is not in
+    /// `excluded` and whose worker limit is not reached. `None` when there is nothing to play.
+    pub(crate) async fn claim_batch(
+        &self,
+        worker: WorkerId,
+        lease_ms: i64,
+        excluded: &[RunId],
+    ) -> Result<Option<Lease>> {
+        let operation = || format!("claiming a batch for worker {worker}");
+        let now = DB::NOW_MS;
+        let skip_locked = DB::SKIP_LOCKED;
+        // Run ids are integers: listing them inline cannot inject anything.
+        let excluded = match excluded {
+            [] => String::new(),
+            ids => format!(
+                " AND r.id NOT IN ({})",
+                ids.iter()
+                    .map(|id| id.get().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        let mut tx = self.begin_write(&operation).await?;
+        let found = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT b.run_id, b.sequence, b.worker_id FROM batches b JOIN runs r ON r.id = b.run_id \
+             WHERE r.state = 'running' AND r.batch_units IS NOT NULL{excluded} \
+             AND (b.state = 'open' OR (b.state = 'leased' \
+                  AND (b.worker_id = $1 OR b.lease_expires_ms < {now}))) \
+             AND (b.worker_id = $1 OR r.worker_limit IS NULL OR r.worker_limit > \
+                  (SELECT COUNT(DISTINCT l.worker_id) FROM batches l WHERE l.run_id = r.id \
+                   AND l.state = 'leased' AND l.lease_expires_ms >= {now} AND l.worker_id <> $1)) \
+             ORDER BY CASE WHEN b.state = 'leased' AND b.worker_id = $1 THEN 0 ELSE 1 END, \
+                   r.priority DESC, r.id, b.sequence \
+             LIMIT 1{skip_locked}"
+        )))
+        .bind(worker.get())
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(|e| self.fail(operation(), e))?;
+        let Some(found) = found else {
+            self.touch_worker(&mut tx, worker, &operation).await?;
+            tx.commit().await.map_err(|e| self.fail(operation(), e))?;
+            return Ok(None);
+        };
+        let (run, sequence): (i64, i64) = (
+            found.try_get(0).map_err(|e| self.fail(operation(), e))?,
+            found.try_get(1).map_err(|e| self.fail(operation(), e))?,
+        );
+        let holder: Option<i64> = found.try_get(2).map_err(|e| self.fail(operation(), e))?;
+        // Taking back one's own lease is not a new claim.
+        let new_claim = i64::from(holder != Some(worker.get()));
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "UPDATE batches SET state = 'leased', worker_id = $3, \
+             lease_expires_ms = {now} + $4, claims = claims + $5 \
+             WHERE run_id = $1 AND sequence = $2 RETURNING {LEASE_COLUMNS}"
+        )))
+        .bind(run)
+        .bind(sequence)
+        .bind(worker.get())
+        .bind(lease_ms)
+        .bind(new_claim)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(|e| self.fail(operation(), e))?;
+        let lease = self
+            .decode_lease(&row)
+            .map_err(|e| self.fail(operation(), e))?;
+        self.touch_worker(&mut tx, worker, &operation).await?;
+        tx.commit().await.map_err(|e| self.fail(operation(), e))?;
+        Ok(Some(lease))
+    }
+
+    /// Extends `lease` by `lease_ms` from now if it is still the worker's and its run still
+    /// runs; says why not otherwise. An expired lease that nobody took yet is extended.
+    pub(crate) async fn heartbeat(&self, lease: &Lease, lease_ms: i64) -> Result<Heartbeat> {
+        let operation = || {
+            format!(
+                "extending the lease of batch {} of run {}",
+                lease.sequence, lease.run
+            )
+        };
+        let now = DB::NOW_MS;
+        let mut tx = self.begin_write(&operation).await?;
+        if let Some(verdict) = self.closed(&mut tx, lease.run, &operation).await? {
+            tx.commit().await.map_err(|e| self.fail(operation(), e))?;
+            return Ok(Heartbeat::RunClosed(verdict));
+        }
+        let extended = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "UPDATE batches SET lease_expires_ms = {now} + $4 WHERE run_id = $1 AND sequence = $2 \
+             AND state = 'leased' AND worker_id = $3 RETURNING lease_expires_ms"
+        )))
+        .bind(lease.run.get())
+        .bind(as_i64(lease.sequence))
+        .bind(lease.worker.get())
+        .bind(lease_ms)
+        .fetch_optional(&mut *tx)
+        .await
+        .and_then(|row| row.map(|row| row.try_get::<i64, _>(0)).transpose())
+        .map_err(|e| self.fail(operation(), e))?;
+        self.touch_worker(&mut tx, lease.worker, &operation).await?;
+        tx.commit().await.map_err(|e| self.fail(operation(), e))?;
+        Ok(match extended {
+            Some(expires_ms) => Heartbeat::Held { expires_ms },
+            None => Heartbeat::Lost,
+        })
+    }
+
+    /// Gives `lease`'s batch back to the queue at once (a worker told to stop); nothing if the
+    /// lease is no longer the worker's. Returns whether it was.
+    pub(crate) async fn release_batch(&self, lease: &Lease) -> Result<bool> {
+        let operation = || format!("releasing batch {} of run {}", lease.sequence, lease.run);
+        let mut tx = self.begin_write(&operation).await?;
+        let released = sqlx::query(
+            "UPDATE batches SET state = 'open', worker_id = NULL, lease_expires_ms = NULL \
+             WHERE run_id = $1 AND sequence = $2 AND state = 'leased' AND worker_id = $3 \
+             RETURNING sequence",
+        )
+        .bind(lease.run.get())
+        .bind(as_i64(lease.sequence))
+        .bind(lease.worker.get())
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(|e| self.fail(operation(), e))?;
+        self.touch_worker(&mut tx, lease.worker, &operation).await?;
+        tx.commit().await.map_err(|e| self.fail(operation(), e))?;
+        Ok(released.is_some())
+    }
+
+    /// Counts a played batch, in one transaction: its pairs and games (each unit of the batch
+    /// exactly once), the batch marked done with its tally and the engines' `signatures`, the
+    /// prefix advanced over every unit now counted in order, `decide` asked after each unit the
+    /// prefix gains, and the run finished with its verdict when `decide` gives one or the last
+    /// unit is counted. A batch counted before is [`Submitted::AlreadyCounted`] and a closed
+    /// run [`Submitted::RunClosed`], having changed nothing; the lease need not be current (a
+    /// late batch is as good as any, and counts once).
+    pub(crate) async fn submit_batch(
+        &self,
+        lease: &Lease,
+        pairs: &[PairRecord],
+        signatures: &str,
+        decide: &mut (dyn FnMut(&Totals) -> Option<RunOutcome> + Send),
+    ) -> Result<Submitted> {
+        let run = lease.run;
+        let operation = || format!("submitting batch {} of run {run}", lease.sequence);
+        let invalid = |reason: String| StoreError::InvalidBatch {
+            location: self.location.to_string(),
+            run,
+            sequence: lease.sequence,
+            reason,
+        };
+        let games = pairs
+            .iter()
+            .map(|pair| self.checked_games(pair))
+            .collect::<Result<Vec<_>>>()?;
+        let mut tx = self.begin_write(&operation).await?;
+        let for_update = DB::FOR_UPDATE;
+        let batch = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT state, first_unit, units FROM batches WHERE run_id = $1 AND sequence = $2{for_update}"
+        )))
+        .bind(run.get())
+        .bind(as_i64(lease.sequence))
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(|e| self.fail(operation(), e))?;
+        let Some(batch) = batch else {
+            drop(tx);
+            self.run(run).await?;
+            return Err(invalid("the run has no such batch".into()));
+        };
+        let state: String = batch.try_get(0).map_err(|e| self.fail(operation(), e))?;
+        let first_unit: i64 = batch.try_get(1).map_err(|e| self.fail(operation(), e))?;
+        let units: i64 = batch.try_get(2).map_err(|e| self.fail(operation(), e))?;
+        if state == "done" {
+            tx.rollback().await.map_err(|e| self.fail(operation(), e))?;
+            return Ok(Submitted::AlreadyCounted);
+        }
+        if let Some(verdict) = self.closed(&mut tx, run, &operation).await? {
+            tx.rollback().await.map_err(|e| self.fail(operation(), e))?;
+            return Ok(Submitted::RunClosed(verdict));
+        }
+        let pairings = self.pairing_count(&mut tx, run, &operation).await?;
+        // Exactly the batch's units, each once.
+        let mut seen = vec![false; usize::try_from(units).unwrap_or(0)];
+        for pair in pairs {
+            if pair.run != run {
+                return Err(invalid(format!("{} is of run {}", pair.key, pair.run)));
+            }
+            let unit = pair.key.index * pairings + u64::from(pair.key.pairing);
+            let offset = unit
+                .checked_sub(first_unit as u64)
+                .filter(|&o| o < units as u64);
+            match offset {
+                Some(o) if !seen[o as usize] => seen[o as usize] = true,
+                Some(_) => return Err(invalid(format!("{} is given twice", pair.key))),
+                None => {
+                    return Err(invalid(format!(
+                        "{} (schedule unit {unit}) is not in the batch (units {} to {})",
+                        pair.key,
+                        first_unit,
+                        first_unit + units - 1
+                    )))
+                }
+            }
+        }
+        if let Some(missing) = seen.iter().position(|&s| !s) {
+            return Err(invalid(format!(
+                "schedule unit {} is missing ({} of {} units given)",
+                first_unit as u64 + missing as u64,
+                pairs.len(),
+                units
+            )));
+        }
+
+        let now = now_ms();
+        let mut tally = Totals::default();
+        for (pair, games) in pairs.iter().zip(&games) {
+            match self.insert_pair(&mut tx, pair, games, now).await? {
+                Inserted::Counted => tally.add(pair.tally),
+                // Counted already by whoever else played it (a local player of the same run):
+                // the stored copy stands, and this one is not counted again.
+                Inserted::AlreadyPresent => {}
+                Inserted::Refused => {
+                    drop(tx);
+                    return Err(self.refusal(pair).await);
+                }
+            }
+        }
+        let db_now = DB::NOW_MS;
+        let done = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "UPDATE batches SET state = 'done', worker_id = $3, signatures = $4, \
+             submitted_at_ms = {db_now}, pairs = $5, wins = $6, draws = $7, losses = $8, \
+             penta_ll = $9, penta_ld = $10, penta_dd = $11, penta_dw = $12, penta_ww = $13 \
+             WHERE run_id = $1 AND sequence = $2 AND state <> 'done' RETURNING sequence"
+        )))
+        .bind(run.get())
+        .bind(as_i64(lease.sequence))
+        .bind(lease.worker.get())
+        .bind(signatures)
+        .bind(as_i64(tally.pairs))
+        .bind(as_i64(tally.wins))
+        .bind(as_i64(tally.draws))
+        .bind(as_i64(tally.losses))
+        .bind(as_i64(tally.pentanomial[0]))
+        .bind(as_i64(tally.pentanomial[1]))
+        .bind(as_i64(tally.pentanomial[2]))
+        .bind(as_i64(tally.pentanomial[3]))
+        .bind(as_i64(tally.pentanomial[4]))
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(|e| self.fail(operation(), e))?;
+        if done.is_none() {
+            // Another submit of this batch committed while this one waited: count nothing.
+            tx.rollback().await.map_err(|e| self.fail(operation(), e))?;
+            return Ok(Submitted::AlreadyCounted);
+        }
+        let (prefix, verdict) = self
+            .advance_prefix(&mut tx, run, pairings, decide, &operation)
+            .await?;
+        if let Some(verdict) = verdict {
+            sqlx::query(
+                "UPDATE runs SET state = 'finished', verdict = $2, updated_at_ms = $3 \
+                 WHERE id = $1 AND state = 'running'",
+            )
+            .bind(run.get())
+            .bind(verdict.as_str())
+            .bind(now)
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| self.fail(operation(), e))?;
+        }
+        self.touch_worker(&mut tx, lease.worker, &operation).await?;
+        tx.commit().await.map_err(|e| self.fail(operation(), e))?;
+        Ok(Submitted::Counted { prefix, verdict })
+    }
+
+    /// Moves `run`'s prefix over every unit counted in order after it, asking `decide` after
+    /// each; stops at the first unit not counted or at a decision. The whole run counted
+    /// without a decision is [`RunOutcome::Complete`].
+    async fn advance_prefix(
+        &self,
+        tx: &mut sqlx::Transaction<'static, DB>,
+        run: RunId,
+        pairings: u64,
+        decide: &mut (dyn FnMut(&Totals) -> Option<RunOutcome> + Send),
+        operation: &impl Fn() -> String,
+    ) -> Result<(Prefix, Option<RunOutcome>)> {
+        let for_update = DB::FOR_UPDATE;
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT units, {TALLY_COLUMNS} FROM run_prefix WHERE run_id = $1{for_update}"
+        )))
+        .bind(run.get())
+        .fetch_optional(&mut **tx)
+        .await
+        .map_err(|e| self.fail(operation(), e))?
+        .ok_or_else(|| self.corrupt("run_prefix", format!("queued run {run} has no prefix row")))?;
+        let units: i64 = row.try_get(0).map_err(|e| self.fail(operation(), e))?;
+        let mut prefix = Prefix {
+            units: self.non_negative(units, "run_prefix")?,
+            totals: self
+                .decode_totals(&row, 1, "run_prefix")
+                .map_err(|e| self.decoded(e, operation))?,
+        };
+        let planned: i64 = sqlx::query("SELECT pairs_planned FROM runs WHERE id = $1")
+            .bind(run.get())
+            .fetch_one(&mut **tx)
+            .await
+            .and_then(|row| row.try_get(0))
+            .map_err(|e| self.fail(operation(), e))?;
+        let planned = self.non_negative(planned, "runs")?;
+        // The pairs from the prefix's round on, in unit order (unit = index * P + pairing, so
+        // ordering by index then pairing is unit order); the walk stops at the first gap. Only
+        // the submit that fills the gap walks far, so a run's walks add up to its pairs.
+        let start_index = prefix.units / pairings.max(1);
+        let rows = sqlx::query(
+            "SELECT pairing, pair_index, wins, draws, losses, penta FROM pairs \
+             WHERE run_id = $1 AND pair_index >= $2 ORDER BY pair_index, pairing",
+        )
+        .bind(run.get())
+        .bind(as_i64(start_index))
+        .fetch_all(&mut **tx)
+        .await
+        .map_err(|e| self.fail(operation(), e))?;
+        let mut verdict = None;
+        let before = prefix.units;
+        for row in &rows {
+            let values = (0..6)
+                .map(|i| row.try_get::<i64, _>(i))
+                .collect::<std::result::Result<Vec<i64>, _>>()
+                .map_err(|e| self.fail(operation(), e))?;
+            let unit = values[1] as u64 * pairings + values[0] as u64;
+            if unit < prefix.units {
+                continue;
+            }
+            if unit > prefix.units {
+                break;
+            }
+            let small = |v: i64| u8::try_from(v).unwrap_or(u8::MAX);
+            prefix.totals.add(PairTally {
+                wins: small(values[2]),
+                draws: small(values[3]),
+                losses: small(values[4]),
+                penta: small(values[5]),
+            });
+            prefix.units += 1;
+            verdict = decide(&prefix.totals);
+            if verdict.is_some() {
+                break;
+            }
+        }
+        if verdict.is_none() && prefix.units >= planned {
+            verdict = Some(RunOutcome::Complete);
+        }
+        if prefix.units != before {
+            let t = prefix.totals;
+            sqlx::query(
+                "UPDATE run_prefix SET units = $2, pairs = $3, wins = $4, draws = $5, \
+                 losses = $6, penta_ll = $7, penta_ld = $8, penta_dd = $9, penta_dw = $10, \
+                 penta_ww = $11 WHERE run_id = $1",
+            )
+            .bind(run.get())
+            .bind(as_i64(prefix.units))
+            .bind(as_i64(t.pairs))
+            .bind(as_i64(t.wins))
+            .bind(as_i64(t.draws))
+            .bind(as_i64(t.losses))
+            .bind(as_i64(t.pentanomial[0]))
+            .bind(as_i64(t.pentanomial[1]))
+            .bind(as_i64(t.pentanomial[2]))
+            .bind(as_i64(t.pentanomial[3]))
+            .bind(as_i64(t.pentanomial[4]))
+            .execute(&mut **tx)
+            .await
+            .map_err(|e| self.fail(operation(), e))?;
+        }
+        Ok((prefix, verdict))
+    }
+
+    /// The queued runs (running or finished), highest priority first, with their batches'
+    /// progress and totals.
+    pub(crate) async fn queued_runs(&self) -> Result<Vec<QueuedRun>> {
+        let operation = || "reading the queued runs".to_owned();
+        let now = DB::NOW_MS;
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT r.id, r.priority, r.worker_limit, r.batch_units, \
+             (SELECT COUNT(*) FROM batches b WHERE b.run_id = r.id AND b.state = 'open'), \
+             (SELECT COUNT(*) FROM batches b WHERE b.run_id = r.id AND b.state = 'leased' \
+                 AND b.lease_expires_ms >= {now}), \
+             (SELECT COUNT(*) FROM batches b WHERE b.run_id = r.id AND b.state = 'leased' \
+                 AND b.lease_expires_ms < {now}), \
+             (SELECT COUNT(*) FROM batches b WHERE b.run_id = r.id AND b.state = 'done'), \
+             (SELECT COUNT(DISTINCT b.worker_id) FROM batches b WHERE b.run_id = r.id \
+                 AND b.state = 'leased' AND b.lease_expires_ms >= {now}), \
+             p.units, p.pairs, p.wins, p.draws, p.losses, p.penta_ll, p.penta_ld, p.penta_dd, \
+             p.penta_dw, p.penta_ww \
+             FROM runs r JOIN run_prefix p ON p.run_id = r.id \
+             WHERE r.batch_units IS NOT NULL ORDER BY r.priority DESC, r.id"
+        )))
+        .fetch_all(&self.reader)
+        .await
+        .map_err(|e| self.fail(operation(), e))?;
+        let mut queued = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let get = |i: usize| {
+                row.try_get::<i64, _>(i)
+                    .map_err(|e| self.fail(operation(), e))
+            };
+            let limit: Option<i64> = row.try_get(2).map_err(|e| self.fail(operation(), e))?;
+            let count = |i: usize| get(i).and_then(|v| self.non_negative(v, "batches"));
+            let id = RunId::new(get(0)?);
+            queued.push(QueuedRun {
+                run: self.run(id).await?,
+                priority: get(1)?,
+                worker_limit: limit.map(|l| u32::try_from(l).unwrap_or(u32::MAX)),
+                batch_units: count(3)?,
+                batches: BatchCounts {
+                    open: count(4)?,
+                    leased: count(5)?,
+                    expired: count(6)?,
+                    done: count(7)?,
+                    workers: count(8)?,
+                },
+                prefix: Prefix {
+                    units: count(9)?,
+                    totals: self
+                        .decode_totals(row, 10, "run_prefix")
+                        .map_err(|e| self.decoded(e, operation))?,
+                },
+                totals: self.totals(id).await?,
+            });
+        }
+        Ok(queued)
+    }
+
+    /// The signature of each of `run`'s engines, in engine order; `None` where nobody has set
+    /// one yet.
+    pub(crate) async fn engine_signatures(&self, run: RunId) -> Result<Vec<Option<String>>> {
+        let operation = || format!("reading the engine signatures of run {run}");
+        self.run(run).await?;
+        let rows = sqlx::query(
+            "SELECT signature FROM run_engines WHERE run_id = $1 ORDER BY engine_index",
+        )
+        .bind(run.get())
+        .fetch_all(&self.reader)
+        .await
+        .map_err(|e| self.fail(operation(), e))?;
+        rows.iter()
+            .map(|row| row.try_get::<Option<String>, _>(0))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|e| self.fail(operation(), e))
+    }
+
+    /// Sets each engine's signature where none is set yet (the first worker's, where the
+    /// submitter gave none), and returns them all as stored: a worker compares its own with
+    /// these.
+    pub(crate) async fn adopt_signatures(
+        &self,
+        run: RunId,
+        signatures: &[String],
+    ) -> Result<Vec<Option<String>>> {
+        let operation = || format!("setting the engine signatures of run {run}");
+        let mut tx = self.begin_write(&operation).await?;
+        for (index, signature) in (0_i64..).zip(signatures) {
+            sqlx::query(
+                "UPDATE run_engines SET signature = $3 \
+                 WHERE run_id = $1 AND engine_index = $2 AND signature IS NULL",
+            )
+            .bind(run.get())
+            .bind(index)
+            .bind(signature.as_str())
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| self.fail(operation(), e))?;
+        }
+        tx.commit().await.map_err(|e| self.fail(operation(), e))?;
+        self.engine_signatures(run).await
+    }
+
+    /// The files stored with `run`, by name.
+    pub(crate) async fn run_files(&self, run: RunId) -> Result<Vec<RunFile>> {
+        let operation = || format!("reading the files of run {run}");
+        let rows = sqlx::query(
+            "SELECT name, sha256, content FROM run_files WHERE run_id = $1 ORDER BY name",
+        )
+        .bind(run.get())
+        .fetch_all(&self.reader)
+        .await
+        .map_err(|e| self.fail(operation(), e))?;
+        let mut files = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let name: String = row.try_get(0).map_err(|e| self.fail(operation(), e))?;
+            let sha256: String = row.try_get(1).map_err(|e| self.fail(operation(), e))?;
+            let content: Vec<u8> = row.try_get(2).map_err(|e| self.fail(operation(), e))?;
+            if sha256_hex(&content) != sha256 {
+                return Err(self.corrupt(
+                    "run_files",
+                    format!("file {name:?} of run {run} does not match its sha256"),
+                ));
+            }
+            files.push(RunFile { name, content });
+        }
+        Ok(files)
+    }
+
+    /// The verdict of `run` if it is finished, read inside `tx` (locking its row on
+    /// PostgreSQL, so that a concurrent stop goes strictly before or after).
+    async fn closed(
+        &self,
+        tx: &mut sqlx::Transaction<'static, DB>,
+        run: RunId,
+        operation: &impl Fn() -> String,
+    ) -> Result<Option<RunOutcome>> {
+        let for_update = DB::FOR_UPDATE;
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT state, verdict FROM runs WHERE id = $1{for_update}"
+        )))
+        .bind(run.get())
+        .fetch_optional(&mut **tx)
+        .await
+        .map_err(|e| self.fail(operation(), e))?
+        .ok_or_else(|| self.unknown(run))?;
+        let state: String = row.try_get(0).map_err(|e| self.fail(operation(), e))?;
+        if state == "running" {
+            return Ok(None);
+        }
+        let verdict: Option<String> = row.try_get(1).map_err(|e| self.fail(operation(), e))?;
+        let verdict = verdict.unwrap_or_default();
+        verdict
+            .parse::<RunOutcome>()
+            .map(Some)
+            .map_err(|detail| self.corrupt("runs", detail))
+    }
+
+    async fn pairing_count(
+        &self,
+        tx: &mut sqlx::Transaction<'static, DB>,
+        run: RunId,
+        operation: &impl Fn() -> String,
+    ) -> Result<u64> {
+        let count: i64 = sqlx::query("SELECT COUNT(*) FROM run_pairings WHERE run_id = $1")
+            .bind(run.get())
+            .fetch_one(&mut **tx)
+            .await
+            .and_then(|row| row.try_get(0))
+            .map_err(|e| self.fail(operation(), e))?;
+        match self.non_negative(count, "run_pairings")? {
+            0 => Err(self.corrupt("run_pairings", format!("run {run} has no pairing"))),
+            n => Ok(n),
+        }
+    }
+
+    async fn touch_worker(
+        &self,
+        tx: &mut sqlx::Transaction<'static, DB>,
+        worker: WorkerId,
+        operation: &impl Fn() -> String,
+    ) -> Result<()> {
+        let now = DB::NOW_MS;
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "UPDATE workers SET last_contact_ms = {now} WHERE id = $1"
+        )))
+        .bind(worker.get())
+        .execute(&mut **tx)
+        .await
+        .map_err(|e| self.fail(operation(), e))?;
+        Ok(())
+    }
+
+    fn decode_lease(&self, row: &DB::Row) -> std::result::Result<Lease, sqlx::Error> {
+        let unsigned = |i: usize| -> std::result::Result<u64, sqlx::Error> {
+            Ok(u64::try_from(row.try_get::<i64, _>(i)?).unwrap_or(0))
+        };
+        Ok(Lease {
+            run: RunId::new(row.try_get(0)?),
+            sequence: unsigned(1)?,
+            first_unit: unsigned(2)?,
+            units: unsigned(3)?,
+            worker: WorkerId::new(row.try_get(4)?),
+            expires_ms: row.try_get(5)?,
+            claims: unsigned(6)?,
+        })
+    }
+}
+
+/// A file's SHA-256, as lowercase hex: how a stored file is checked when it is read back.
+pub(crate) fn sha256_hex(content: &[u8]) -> String {
+    Sha256::digest(content)
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// A count or index as the database's signed 64-bit integer (none comes near 2^63).
+fn as_i64(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
