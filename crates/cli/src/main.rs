@@ -28,6 +28,7 @@ macro_rules! out {
 #[cfg(test)]
 mod architecture;
 mod datagen_cmd;
+mod fleet_cmd;
 mod match_cmd;
 mod perft_cmd;
 mod rate_cmd;
@@ -59,6 +60,14 @@ enum Command {
     Report(report_cmd::ReportArgs),
     /// Labelled positions for Texel tuning from staunton's self-play; rerunning resumes it.
     Datagen(datagen_cmd::DatagenArgs),
+    /// Queue a run in a database for workers (`arbiter worker`) on any number of machines.
+    Submit(fleet_cmd::SubmitArgs),
+    /// List the runs queued in a database: state, games, Elo, LLR, batches, workers.
+    Runs(fleet_cmd::RunsArgs),
+    /// Stop a queued run; its workers drop their batches.
+    Stop(fleet_cmd::StopArgs),
+    /// Play queued runs' batches from a database until stopped.
+    Worker(fleet_cmd::WorkerArgs),
     /// Tune engine parameters: SPSA by games, Texel by positions.
     Tune {
         #[command(subcommand)]
@@ -150,6 +159,10 @@ fn main() -> ExitCode {
         Command::Rate(args) => rate_cmd::run(&args),
         Command::Report(args) => report_cmd::run(&args),
         Command::Datagen(args) => datagen_cmd::run(&args),
+        Command::Submit(args) => fleet_cmd::submit(&args),
+        Command::Runs(args) => fleet_cmd::runs(&args),
+        Command::Stop(args) => fleet_cmd::stop(&args),
+        Command::Worker(args) => fleet_cmd::worker(&args),
         Command::Tune { method } => match method {
             TuneMethod::Spsa(args) => spsa_cmd::run(&args),
             TuneMethod::Texel(args) => texel_cmd::run(&args),

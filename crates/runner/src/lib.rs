@@ -32,6 +32,7 @@ pub mod builtin;
 pub mod commlog;
 pub mod config;
 pub mod executor;
+pub mod fleet;
 pub mod game;
 pub mod lifecycle;
 pub mod lines;
@@ -217,6 +218,7 @@ mod module_graph {
         "sinks",
         "outputs",
         "lifecycle",
+        "fleet",
     ];
 
     /// Every `crate::` edge points down the list of layers: one direction of data.

@@ -143,6 +143,13 @@ impl std::ops::DerefMut for MatchSpec {
     }
 }
 
+/// Pairs of `pairing` when `pairs` schedule units are dealt to `pairings` pairings in turn
+/// (unit u to pairing u % P): what the store plans for each pairing.
+pub fn pairs_in(pairs: u64, pairings: usize, pairing: usize) -> u64 {
+    let pairings = pairings.max(1) as u64;
+    (pairs + pairings - 1 - pairing as u64) / pairings
+}
+
 impl PlaySpec {
     /// The players' names for White and Black when `order` gives the engines' seats.
     pub fn seat_names(&self, order: [usize; 2]) -> [&str; 2] {
@@ -162,8 +169,7 @@ impl PlaySpec {
 
     /// Pairs of `pairing` in the schedule (every pairing has the same, `rounds`).
     pub fn pairs_in(&self, pairing: usize) -> u64 {
-        let pairings = self.pairings.len().max(1) as u64;
-        (self.pairs + pairings - 1 - pairing as u64) / pairings
+        pairs_in(self.pairs, self.pairings.len(), pairing)
     }
 
     /// Games of schedule unit `unit`: a pair's two, or one in the last round of an unpaired run

@@ -257,6 +257,7 @@ pub use model::{
 };
 pub use run_lock::RunLock;
 
+pub use repo::sha256_hex;
 use repo::Repo;
 
 /// A connection to one arbiter database. Cheap to share: wrap it in an `Arc` and call it from

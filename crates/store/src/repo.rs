@@ -31,6 +31,7 @@ use crate::model::{
 
 mod batches;
 
+pub use batches::sha256_hex;
 use batches::QueueRefused;
 
 /// What differs between the SQL dialects, beyond their migrations.

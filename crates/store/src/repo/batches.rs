@@ -797,8 +797,9 @@ where
     }
 }
 
-/// A file's SHA-256, as lowercase hex: how a stored file is checked when it is read back.
-pub(crate) fn sha256_hex(content: &[u8]) -> String {
+/// A file's SHA-256, as lowercase hex: how a stored file is checked when it is read back, and
+/// how a worker names an engine binary.
+pub fn sha256_hex(content: &[u8]) -> String {
     Sha256::digest(content)
         .iter()
         .map(|byte| format!("{byte:02x}"))

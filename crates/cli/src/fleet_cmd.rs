@@ -1,0 +1,359 @@
+//! `arbiter submit`, `arbiter runs`, `arbiter stop` and `arbiter worker`: runs queued in a
+//! database and played by workers on many machines ([`arbiter_runner::fleet`]).
+//!
+//! Wiring only: the runner's fleet module queues and plays, the store leases and counts, the
+//! statistics crate judges. These parse arguments, call them and print.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use arbiter_runner::config::{cutechess, RunConfig};
+use arbiter_runner::fleet::{self, SubmitOptions, WorkerEnd, WorkerEvent, WorkerOptions};
+use arbiter_runner::play::Event;
+use arbiter_stats::{EloModel, Sample, Sprt};
+use arbiter_store::{Location, QueuedRun, RunId, RunOutcome, RunState, Store, Submitted};
+use tokio::sync::{mpsc, watch};
+
+#[derive(clap::Args)]
+pub struct SubmitArgs {
+    /// The run's TOML configuration; or give cutechess flags after `--`.
+    config: Option<PathBuf>,
+    /// The database of the fleet (`postgres://...`; an SQLite file serves workers on one
+    /// machine).
+    #[arg(long)]
+    db: String,
+    /// Runs of higher priority are played first.
+    #[arg(long, default_value_t = 0)]
+    priority: i64,
+    /// At most this many workers on the run at once.
+    #[arg(long)]
+    workers: Option<u32>,
+    /// Pairs per batch (default: about four minutes of games at the run's time control).
+    #[arg(long)]
+    batch_pairs: Option<u64>,
+    /// The run in cutechess's grammar: `arbiter submit --db URL -- -engine cmd=... -each ...`.
+    #[arg(last = true, allow_hyphen_values = true)]
+    cutechess: Vec<String>,
+}
+
+#[derive(clap::Args)]
+pub struct RunsArgs {
+    /// The database of the fleet.
+    #[arg(long)]
+    db: String,
+}
+
+#[derive(clap::Args)]
+pub struct StopArgs {
+    /// The run, by id or name.
+    run: String,
+    /// The database of the fleet.
+    #[arg(long)]
+    db: String,
+}
+
+#[derive(clap::Args)]
+pub struct WorkerArgs {
+    /// The database of the fleet.
+    #[arg(long)]
+    db: String,
+    /// Games at once (default: the machine's cores).
+    #[arg(long)]
+    concurrency: Option<usize>,
+    /// The worker's name: its identity in the database (default: HOST-PID). A worker restarted
+    /// under its name gets its batch back.
+    #[arg(long)]
+    name: Option<String>,
+    /// Seconds a batch is leased for; a heartbeat renews it every third of that.
+    #[arg(long, default_value_t = 60.0)]
+    lease: f64,
+    /// Stop when there is nothing to play (by default the worker waits for work).
+    #[arg(long)]
+    exit_when_idle: bool,
+    /// Where runs' stored files (books) are written (default: a temporary folder).
+    #[arg(long)]
+    scratch: Option<PathBuf>,
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .max_blocking_threads(arbiter_runner::config::MAX_CONCURRENCY + 512)
+        .build()
+        .context("start the async runtime")
+}
+
+async fn open(db: &str) -> anyhow::Result<Store> {
+    Store::open(&Location::parse(db))
+        .await
+        .with_context(|| format!("open the database {db}"))
+}
+
+pub fn submit(args: &SubmitArgs) -> anyhow::Result<ExitCode> {
+    let (config, base) = match (&args.config, args.cutechess.is_empty()) {
+        (Some(path), true) => {
+            let config = RunConfig::load(path)?;
+            let base = path.parent().map(PathBuf::from).unwrap_or_default();
+            (config, base)
+        }
+        (None, false) => {
+            let parsed = cutechess::parse(&args.cutechess)?;
+            for warning in &parsed.warnings {
+                let _ = writeln!(std::io::stderr(), "warning: {warning}");
+            }
+            (parsed.config, PathBuf::new())
+        }
+        (Some(_), false) => {
+            bail!("give a configuration file or cutechess flags after --, not both")
+        }
+        (None, true) => bail!("give a configuration file, or cutechess flags after --"),
+    };
+    let options = SubmitOptions {
+        priority: args.priority,
+        worker_limit: args.workers,
+        batch_pairs: args.batch_pairs,
+    };
+    runtime()?.block_on(async {
+        let store = open(&args.db).await?;
+        let queued = fleet::submit(&store, config, &base, &options).await?;
+        store.close().await;
+        for warning in &queued.warnings {
+            let _ = writeln!(std::io::stderr(), "warning: {warning}");
+        }
+        outln!(
+            "queued run {} ({}): {} pairs in {} batches of {}, seed {}",
+            queued.run,
+            queued.name,
+            queued.units,
+            queued.units.div_ceil(queued.batch_units),
+            queued.batch_units,
+            queued.seed
+        )?;
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+pub fn runs(args: &RunsArgs) -> anyhow::Result<ExitCode> {
+    runtime()?.block_on(async {
+        let store = open(&args.db).await?;
+        let queued = store.queued_runs().await?;
+        store.close().await;
+        outln!(
+            "{:>4}  {:<28} {:<12} {:>4} {:>13} {:>16} {:>7} {:>15} {:>7}",
+            "ID",
+            "NAME",
+            "STATE",
+            "PRIO",
+            "GAMES",
+            "ELO",
+            "LLR",
+            "BATCHES",
+            "WORKERS"
+        )?;
+        for run in &queued {
+            outln!("{}", run_row(run))?;
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+/// One line of `arbiter runs`: the prefix's games, Elo and LLR (what the verdict is judged
+/// on), batches done/leased/open.
+fn run_row(queued: &QueuedRun) -> String {
+    let run = &queued.run;
+    let state = match &run.state {
+        RunState::Running if queued.batches.done == 0 && queued.batches.leased == 0 => {
+            "queued".to_owned()
+        }
+        RunState::Running => "running".to_owned(),
+        RunState::Finished { verdict } => verdict.as_str().to_owned(),
+    };
+    let facts = run.spec.facts.as_ref();
+    let paired = facts.is_none_or(|f| f.paired());
+    let totals = queued.prefix.totals;
+    let sample = Sample::of_run(paired, totals.wdl(), totals.pentanomial);
+    let elo = match arbiter_stats::estimate::elo(&sample) {
+        Ok(e) if totals.pairs > 0 => format!("{:+.1} +/- {:.1}", e.elo, e.half_width),
+        _ => "-".to_owned(),
+    };
+    let llr = facts
+        .and_then(|f| f.sprt.as_ref())
+        .filter(|_| totals.pairs > 0)
+        .and_then(|s| {
+            let model = s.model.parse::<EloModel>().ok()?;
+            let sprt = Sprt::new(s.alpha, s.beta, s.elo0, s.elo1, model).ok()?;
+            sprt.llr(&sample).ok()
+        })
+        .map_or_else(|| "-".to_owned(), |llr| format!("{llr:.2}"));
+    let games = format!(
+        "{}/{}",
+        totals.games(),
+        facts.map_or(2 * run.pairs_planned(), |f| f.games_planned)
+    );
+    let b = queued.batches;
+    format!(
+        "{:>4}  {:<28} {:<12} {:>4} {:>13} {:>16} {:>7} {:>15} {:>7}",
+        run.id.get(),
+        truncate(&run.spec.name, 28),
+        state,
+        queued.priority,
+        games,
+        elo,
+        llr,
+        format!("{}/{}/{}", b.done, b.leased + b.expired, b.open),
+        match queued.worker_limit {
+            Some(limit) => format!("{}/{limit}", b.workers),
+            None => b.workers.to_string(),
+        }
+    )
+}
+
+fn truncate(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        text.to_owned()
+    } else {
+        let kept: String = text.chars().take(width - 1).collect();
+        format!("{kept}…")
+    }
+}
+
+pub fn stop(args: &StopArgs) -> anyhow::Result<ExitCode> {
+    runtime()?.block_on(async {
+        let store = open(&args.db).await?;
+        let found = match args.run.parse::<i64>() {
+            Ok(id) => Some(store.run(RunId::new(id)).await?),
+            Err(_) => store.find_run_by_name(&args.run).await?,
+        };
+        let Some(found) = found else {
+            bail!("no run {:?} in {}", args.run, store.location());
+        };
+        if let RunState::Finished { verdict } = found.state {
+            bail!(
+                "run {} ({}) is already finished: {verdict}",
+                found.id,
+                found.spec.name
+            );
+        }
+        store.finish_run(found.id, RunOutcome::Stopped).await?;
+        store.close().await;
+        outln!(
+            "stopped run {} ({}); its workers drop their batches at their next heartbeat",
+            found.id,
+            found.spec.name
+        )?;
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+pub fn worker(args: &WorkerArgs) -> anyhow::Result<ExitCode> {
+    if !(args.lease.is_finite() && args.lease >= 3.0) {
+        bail!("--lease {}: expected at least 3 seconds", args.lease);
+    }
+    let concurrency = args
+        .concurrency
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get));
+    let scratch_dir = match &args.scratch {
+        Some(_) => None,
+        None => Some(tempfile::tempdir().context("create a scratch folder")?),
+    };
+    let options = WorkerOptions {
+        name: args.name.clone().unwrap_or_else(|| {
+            format!(
+                "{}-{}",
+                std::fs::read_to_string("/proc/sys/kernel/hostname")
+                    .map(|h| h.trim().to_owned())
+                    .unwrap_or_else(|_| "worker".to_owned()),
+                std::process::id()
+            )
+        }),
+        concurrency: concurrency.max(1),
+        lease: Duration::from_secs_f64(args.lease),
+        idle_poll: Duration::from_secs(5),
+        exit_when_idle: args.exit_when_idle,
+        scratch: match (&args.scratch, &scratch_dir) {
+            (Some(path), _) => path.clone(),
+            (None, Some(dir)) => dir.path().to_owned(),
+            (None, None) => PathBuf::from("."),
+        },
+    };
+    let code = runtime()?.block_on(async {
+        let store = Arc::new(open(&args.db).await?);
+        let (stop_tx, stop_rx) = watch::channel(false);
+        crate::on_stop_signals(move |_| {
+            let _ = stop_tx.send(true);
+        });
+        let (events_tx, mut events_rx) = mpsc::unbounded_channel();
+        let printer = tokio::spawn(async move {
+            while let Some(event) = events_rx.recv().await {
+                if let Some(line) = event_line(&event) {
+                    let _ = writeln!(std::io::stderr(), "{line}");
+                }
+            }
+        });
+        let ended = fleet::work(store.clone(), &options, &events_tx, stop_rx).await;
+        drop(events_tx);
+        let _ = printer.await;
+        let end = ended?;
+        let _ = writeln!(
+            std::io::stderr(),
+            "worker {}: {}",
+            options.name,
+            match end {
+                WorkerEnd::Idle => "nothing left to play",
+                WorkerEnd::Stopped => "stopped",
+            }
+        );
+        anyhow::Ok(match end {
+            WorkerEnd::Idle => ExitCode::SUCCESS,
+            // As `arbiter match` stopped by a signal: the status a service manager expects.
+            WorkerEnd::Stopped => ExitCode::from(143),
+        })
+    })?;
+    drop(scratch_dir);
+    Ok(code)
+}
+
+fn event_line(event: &WorkerEvent) -> Option<String> {
+    Some(match event {
+        WorkerEvent::Registered(id) => format!("worker registered as {id}"),
+        WorkerEvent::Claimed(name, lease) => format!(
+            "batch {} of run {} ({name}): units {} to {}{}",
+            lease.sequence,
+            lease.run,
+            lease.first_unit,
+            lease.first_unit + lease.units - 1,
+            match lease.claims {
+                0 | 1 => String::new(),
+                n => format!(" (claim {n}: an earlier lease lapsed)"),
+            }
+        ),
+        WorkerEvent::Refused { run, reason } => format!("run {run} refused: {reason}"),
+        WorkerEvent::Submitted(lease, submitted) => {
+            let what = match submitted {
+                Submitted::Counted { prefix, verdict } => format!(
+                    "counted; the verdict's prefix holds {} units{}",
+                    prefix.units,
+                    verdict.map_or_else(String::new, |v| format!("; run finished: {v}"))
+                ),
+                Submitted::AlreadyCounted => "already counted (another copy came first)".into(),
+                Submitted::RunClosed(verdict) => {
+                    format!("not counted: the run is over ({verdict})")
+                }
+            };
+            format!("batch {} of run {}: {what}", lease.sequence, lease.run)
+        }
+        WorkerEvent::Dropped(lease, why) => {
+            format!(
+                "batch {} of run {} dropped: {why}",
+                lease.sequence, lease.run
+            )
+        }
+        WorkerEvent::Idle => return None,
+        WorkerEvent::Game(Event::Warning(text)) => format!("warning: {text}"),
+        WorkerEvent::Game(_) => return None,
+    })
+}

@@ -1,0 +1,657 @@
+//! The fleet: runs queued in a database for workers on many machines, and the worker that
+//! plays them.
+//!
+//! [`submit`] checks a configuration as `arbiter match` would (the text only: the submitting
+//! machine need not have the engines), decides the run's facts, seed and batch size, and
+//! stores it queued ([`Store::queue_run`]) with the files it reads (the book, staunton's
+//! parameter files), so that a worker needs nothing but the engines. [`work`] is the worker:
+//! it claims the next batch, plays its units with the play step ([`play_with`]) into a sink
+//! that keeps the pairs, extends its lease while it plays, and submits the batch, whose
+//! transaction counts it once and judges the SPRT on the run's prefix. PostgreSQL is the queue
+//! and the system of record; the machines' own schedulers (systemd, Kubernetes, Slurm) start
+//! and restart workers. Nothing here keeps state a restart would lose: a killed worker's batch
+//! is played again by whoever claims it after its lease.
+
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use arbiter_stats::SprtState;
+use arbiter_store::{
+    sha256_hex, Heartbeat, Lease, PairRecord, Pairing, Queue, RunFile, RunId, RunOutcome, RunSpec,
+    Store, StoreError, Submitted, Totals, WorkerId, WorkerInfo,
+};
+use tokio::sync::{mpsc, watch};
+
+use crate::config::{CheckedConfig, ConfigError, Program, RunConfig};
+use crate::lifecycle::{fresh_seed, lineage};
+use crate::play::{play_with, End, Event, Flow, MatchError, PairSink, PlayedPair, Players};
+use crate::sinks::sprt_status;
+use crate::spec::{pairs_in, MatchSpec};
+use crate::tc::TimeControl;
+
+/// What stops a submit or a worker.
+#[derive(Debug, thiserror::Error)]
+pub enum FleetError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Match(#[from] MatchError),
+    #[error("read {}: {source}", path.display())]
+    File {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Refused(String),
+}
+
+/// How a run is queued, beyond its configuration.
+#[derive(Clone, Debug, Default)]
+pub struct SubmitOptions {
+    /// Higher first; 0 by default.
+    pub priority: i64,
+    /// At most this many workers on the run at once.
+    pub worker_limit: Option<u32>,
+    /// Pairs per batch; by default what a batch of a few minutes holds at the run's time
+    /// control ([`batch_pairs`]).
+    pub batch_pairs: Option<u64>,
+}
+
+/// A run as [`submit`] queued it.
+#[derive(Clone, Debug)]
+pub struct SubmittedRun {
+    pub run: RunId,
+    pub name: String,
+    pub seed: u64,
+    /// Schedule units (pairs, or an unpaired run's units) and how many a batch holds.
+    pub units: u64,
+    pub batch_units: u64,
+    /// What will not happen as written (exports a worker does not write, ...).
+    pub warnings: Vec<String>,
+}
+
+/// Queues `config` (read from the folder `base`) in `store` for workers: a new run under the
+/// configuration's name (or the next free `NAME-2` ...), never a resumed one.
+pub async fn submit(
+    store: &Store,
+    config: RunConfig,
+    base: &Path,
+    options: &SubmitOptions,
+) -> Result<SubmittedRun, FleetError> {
+    let checked = config.check()?;
+    let mut warnings = checked.warnings.clone();
+    for (field, set) in [
+        ("pgnout", config.pgnout.is_some()),
+        ("jsonl", config.jsonl.is_some()),
+        ("epdout", config.epdout.is_some()),
+        ("report", config.report.is_some()),
+        ("log", config.log.is_some()),
+    ] {
+        if set {
+            warnings.push(format!(
+                "{field} is not written for a queued run: its games are in the database \
+                 (`arbiter report RUN --db URL`)"
+            ));
+        }
+    }
+    let files = stored_files(&checked, base)?;
+    let signatures = checked
+        .engines
+        .iter()
+        .map(|engine| match &engine.program {
+            Program::Uci(process) => {
+                let program = process.cmd.as_path();
+                let path = match program.components().count() {
+                    1 => which(program),
+                    _ => Some(absolute_in(base, program)),
+                };
+                path.and_then(|p| binary_signature(&p).ok())
+            }
+            Program::Staunton { .. } => Some(staunton_signature()),
+        })
+        .collect();
+    let seed = config.seed.unwrap_or_else(fresh_seed);
+    let name = lineage(store, &config.run_name()).await?.next_name;
+    let pairings = checked.pairings.len();
+    let units = checked.pairs;
+    let batch_units = options
+        .batch_pairs
+        .unwrap_or_else(|| batch_pairs(&checked.time_controls))
+        .clamp(1, units.max(1));
+    let stored = RunConfig {
+        folder: None,
+        ..config.clone()
+    };
+    let spec = RunSpec {
+        name: name.clone(),
+        seed,
+        config: stored.canonical(),
+        engines: checked.engines.iter().map(|e| e.name.clone()).collect(),
+        pairings: (0..pairings)
+            .map(|pairing| {
+                let [first, second] = checked.pairings[pairing];
+                Pairing {
+                    first,
+                    second,
+                    pairs_planned: pairs_in(units, pairings, pairing),
+                }
+            })
+            .collect(),
+        facts: Some(checked.facts()),
+        confirms: None,
+    };
+    let run = store
+        .queue_run(
+            &spec,
+            &Queue {
+                priority: options.priority,
+                worker_limit: options.worker_limit,
+                batch_units,
+                signatures,
+                files,
+            },
+        )
+        .await?;
+    Ok(SubmittedRun {
+        run,
+        name,
+        seed,
+        units,
+        batch_units,
+        warnings,
+    })
+}
+
+/// Pairs per batch at these time controls: about four minutes of a pair's games, between 1
+/// and 256. fishtest's lesson: tiny batches load the database with a transaction per few
+/// seconds of play, huge ones waste the games in flight when the SPRT stops.
+pub fn batch_pairs(time_controls: &[TimeControl]) -> u64 {
+    const TARGET: f64 = 240.0;
+    // A pair's two games, with each engine's moves over about 80 plies a game.
+    let pair_seconds: f64 = time_controls
+        .iter()
+        .map(|tc| 2.0 * 40.0 * move_seconds(tc))
+        .sum::<f64>()
+        .max(0.001);
+    (TARGET / pair_seconds).round().clamp(1.0, 256.0) as u64
+}
+
+/// Roughly the seconds an engine spends on a move under `tc`, to size batches by.
+fn move_seconds(tc: &TimeControl) -> f64 {
+    if let Some(clock) = &tc.clock {
+        let moves = clock.moves.map_or(40.0, f64::from).max(1.0);
+        return clock.base.as_secs_f64() / moves + clock.increment.as_secs_f64();
+    }
+    if let Some(movetime) = tc.movetime {
+        return movetime.as_secs_f64();
+    }
+    if let Some(nodes) = tc.nodes {
+        // A million nodes a second: a typical engine on one core.
+        return nodes as f64 / 1.0e6;
+    }
+    match tc.depth {
+        Some(depth) => 0.001 * 2f64.powi(depth.min(30) as i32 / 2),
+        None => 1.0,
+    }
+}
+
+/// The files a run reads, by the names its configuration gives them, read from `base`.
+fn stored_files(checked: &CheckedConfig, base: &Path) -> Result<Vec<RunFile>, FleetError> {
+    let mut names: Vec<&Path> = Vec::new();
+    if let Some(book) = &checked.openings.file {
+        names.push(book);
+    }
+    for engine in &checked.engines {
+        if let Program::Staunton {
+            params_file: Some(file),
+            ..
+        } = &engine.program
+        {
+            names.push(file);
+        }
+    }
+    names.dedup();
+    names
+        .into_iter()
+        .map(|name| {
+            let path = absolute_in(base, name);
+            let content = std::fs::read(&path).map_err(|source| FleetError::File {
+                path: path.clone(),
+                source,
+            })?;
+            Ok(RunFile {
+                name: name.display().to_string(),
+                content,
+            })
+        })
+        .collect()
+}
+
+fn absolute_in(base: &Path, path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_owned()
+    } else {
+        base.join(path)
+    }
+}
+
+/// A program named without a folder, as the shell would find it on `PATH`.
+fn which(program: &Path) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join(program))
+            .find(|candidate| candidate.is_file())
+    })
+}
+
+/// An engine binary's signature: `sha256:` and its hash. Two workers whose binaries differ in
+/// one byte play different engines, and the run refuses the second.
+fn binary_signature(path: &Path) -> std::io::Result<String> {
+    let bytes = std::fs::read(path)?;
+    Ok(format!("sha256:{}", sha256_hex(&bytes)))
+}
+
+/// In-process staunton is this arbiter's: the same version plays the same games.
+fn staunton_signature() -> String {
+    format!("staunton@{}", env!("CARGO_PKG_VERSION"))
+}
+
+/// How a worker runs.
+#[derive(Clone, Debug)]
+pub struct WorkerOptions {
+    /// The worker's identity in the database: a worker restarted under its name gets its
+    /// unexpired lease back.
+    pub name: String,
+    /// Games at once (the run's own `concurrency` is the submitter's machine's).
+    pub concurrency: usize,
+    /// How long a claim or a heartbeat holds the batch; heartbeats come every third of it.
+    pub lease: Duration,
+    /// How long to wait before asking again when there is nothing to play.
+    pub idle_poll: Duration,
+    /// Stop when there is nothing to play, instead of waiting for work.
+    pub exit_when_idle: bool,
+    /// Where a run's stored files are written for its games.
+    pub scratch: PathBuf,
+}
+
+/// What a worker reports as it goes.
+#[derive(Debug)]
+pub enum WorkerEvent {
+    Registered(WorkerId),
+    /// A batch to play: `(run name, lease)`.
+    Claimed(String, Lease),
+    /// The worker cannot play this run (another engine binary, a configuration it cannot
+    /// resolve); it leaves it to others.
+    Refused {
+        run: RunId,
+        reason: String,
+    },
+    /// A batch played and submitted, with what the database did with it.
+    Submitted(Lease, Submitted),
+    /// A batch given up: its lease moved on, its run closed, or the worker was stopped.
+    Dropped(Lease, String),
+    /// Nothing to play right now.
+    Idle,
+    /// A game event of the batch being played.
+    Game(Event),
+}
+
+/// Why [`work`] returned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WorkerEnd {
+    /// Nothing was left to play (with `exit_when_idle`).
+    Idle,
+    /// `cancel` turned true (SIGTERM, Ctrl-C): the batch in hand was released.
+    Stopped,
+}
+
+/// A run prepared on this worker: resolved, its engines' signatures checked, its players kept
+/// from batch to batch.
+struct Prepared {
+    run: RunId,
+    name: String,
+    spec: MatchSpec,
+    signatures: String,
+    players: Arc<Players>,
+}
+
+/// The worker: claims batches from `store` until there are none (with `exit_when_idle`) or
+/// `cancel` turns true, playing each and submitting it.
+pub async fn work(
+    store: Arc<Store>,
+    options: &WorkerOptions,
+    events: &mpsc::UnboundedSender<WorkerEvent>,
+    mut cancel: watch::Receiver<bool>,
+) -> Result<WorkerEnd, FleetError> {
+    let host = hostname();
+    let worker = store
+        .register_worker(&WorkerInfo {
+            name: options.name.clone(),
+            host,
+            cores: u32::try_from(options.concurrency).unwrap_or(u32::MAX),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+        })
+        .await?;
+    let _ = events.send(WorkerEvent::Registered(worker));
+    let lease_ms = i64::try_from(options.lease.as_millis()).unwrap_or(i64::MAX);
+    let mut excluded: Vec<RunId> = Vec::new();
+    let mut prepared: Option<Prepared> = None;
+    let end = loop {
+        if *cancel.borrow() {
+            break WorkerEnd::Stopped;
+        }
+        let Some(lease) = store.claim_batch(worker, lease_ms, &excluded).await? else {
+            let _ = events.send(WorkerEvent::Idle);
+            if options.exit_when_idle {
+                break WorkerEnd::Idle;
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(options.idle_poll) => continue,
+                _ = cancel.changed() => continue,
+            }
+        };
+        if prepared.as_ref().is_none_or(|p| p.run != lease.run) {
+            if let Some(old) = prepared.take() {
+                old.players.shutdown().await;
+            }
+            match prepare(&store, lease.run, options).await {
+                Ok(ready) => prepared = Some(ready),
+                Err(reason) => {
+                    store.release_batch(&lease).await?;
+                    excluded.push(lease.run);
+                    let _ = events.send(WorkerEvent::Refused {
+                        run: lease.run,
+                        reason,
+                    });
+                    continue;
+                }
+            }
+        }
+        let Some(ready) = prepared.as_ref() else {
+            continue;
+        };
+        let _ = events.send(WorkerEvent::Claimed(ready.name.clone(), lease.clone()));
+        match play_batch(&store, ready, &lease, options, events, &mut cancel).await? {
+            BatchEnd::Played(pairs) => {
+                let spec = &ready.spec;
+                let mut decide = |totals: &Totals| verdict_of(spec, totals);
+                let submitted = store
+                    .submit_batch(&lease, &pairs, &ready.signatures, &mut decide)
+                    .await?;
+                let _ = events.send(WorkerEvent::Submitted(lease, submitted));
+            }
+            BatchEnd::Dropped(why) => {
+                let _ = events.send(WorkerEvent::Dropped(lease, why));
+            }
+            BatchEnd::Stopped(why) => {
+                store.release_batch(&lease).await?;
+                let _ = events.send(WorkerEvent::Dropped(lease, why));
+                break WorkerEnd::Stopped;
+            }
+            BatchEnd::Fault(reason) => {
+                // `recover = false`: the run stops on an engine's fault. This worker gives the
+                // batch back and leaves the run; the next worker's engines may hold.
+                store.release_batch(&lease).await?;
+                excluded.push(lease.run);
+                let _ = events.send(WorkerEvent::Refused {
+                    run: lease.run,
+                    reason: format!("an engine failed under recover = false: {reason}"),
+                });
+            }
+        }
+    };
+    if let Some(old) = prepared.take() {
+        old.players.shutdown().await;
+    }
+    Ok(end)
+}
+
+/// The SPRT's verdict on a prefix's totals, as the store's submit asks it.
+fn verdict_of(spec: &MatchSpec, totals: &Totals) -> Option<RunOutcome> {
+    match sprt_status(spec, totals).ok().flatten()?.state {
+        SprtState::H1 => Some(RunOutcome::H1),
+        SprtState::H0 => Some(RunOutcome::H0),
+        SprtState::Continue => None,
+    }
+}
+
+/// Resolves stored run `run` on this worker: its files written under the scratch folder, its
+/// configuration read with them, its engines' signatures compared with the run's. The error is
+/// why this worker cannot play it.
+async fn prepare(store: &Store, run: RunId, options: &WorkerOptions) -> Result<Prepared, String> {
+    let found = store.run(run).await.map_err(|e| e.to_string())?;
+    let mut config =
+        RunConfig::parse(&found.spec.config, &format!("run {run}")).map_err(|e| e.to_string())?;
+    // A worker writes no exports: the games are in the database.
+    config.pgnout = None;
+    config.jsonl = None;
+    config.epdout = None;
+    config.report = None;
+    config.log = None;
+    let folder = options.scratch.join(format!("run-{run}"));
+    let mut placed: HashMap<String, PathBuf> = HashMap::new();
+    for file in store.run_files(run).await.map_err(|e| e.to_string())? {
+        let path = folder.join(safe_relative(&file.name));
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("create {}: {e}", parent.display()))?;
+        }
+        std::fs::write(&path, &file.content)
+            .map_err(|e| format!("write {}: {e}", path.display()))?;
+        placed.insert(file.name, path);
+    }
+    let local = |path: &Option<PathBuf>| {
+        path.as_ref()
+            .and_then(|p| placed.get(&p.display().to_string()).cloned())
+            .or_else(|| path.clone())
+    };
+    config.openings.file = local(&config.openings.file);
+    for engine in &mut config.engines {
+        engine.params_file = local(&engine.params_file);
+    }
+    let checked = config.check().map_err(|e| e.to_string())?;
+    let mine: Vec<String> = checked
+        .engines
+        .iter()
+        .map(|engine| match &engine.program {
+            Program::Uci(process) => {
+                let program = process.cmd.as_path();
+                let path = match program.components().count() {
+                    1 => which(program).ok_or_else(|| {
+                        format!(
+                            "engine {}: {} is not on this worker's PATH",
+                            engine.name,
+                            program.display()
+                        )
+                    })?,
+                    _ => absolute_in(Path::new("."), program),
+                };
+                binary_signature(&path).map_err(|e| {
+                    format!(
+                        "engine {}: cannot read {}: {e}",
+                        engine.name,
+                        path.display()
+                    )
+                })
+            }
+            Program::Staunton { .. } => Ok(staunton_signature()),
+        })
+        .collect::<Result<_, String>>()?;
+    let stored = store
+        .adopt_signatures(run, &mine)
+        .await
+        .map_err(|e| e.to_string())?;
+    for ((engine, mine), theirs) in checked.engines.iter().zip(&mine).zip(&stored) {
+        if let Some(theirs) = theirs.as_ref().filter(|theirs| *theirs != mine) {
+            return Err(format!(
+                "engine {} here is {mine}, but run {run} plays {theirs}",
+                engine.name
+            ));
+        }
+    }
+    let signatures = serde_json::to_string(
+        &checked
+            .engines
+            .iter()
+            .map(|e| e.name.as_str())
+            .zip(&mine)
+            .collect::<std::collections::BTreeMap<_, _>>(),
+    )
+    .unwrap_or_default();
+    let mut spec = checked
+        .resolve(Path::new("."), found.spec.seed)
+        .map_err(|e| e.to_string())?;
+    spec.concurrency = options.concurrency.max(1);
+    Ok(Prepared {
+        run,
+        name: found.spec.name,
+        spec,
+        signatures,
+        players: Arc::new(Players::default()),
+    })
+}
+
+/// A stored file's name as a path inside the scratch folder: no root, no `..`, so a name from
+/// the database cannot write outside it.
+fn safe_relative(name: &str) -> PathBuf {
+    let kept: PathBuf = Path::new(name)
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(part) => Some(part),
+            _ => None,
+        })
+        .collect();
+    if kept.as_os_str().is_empty() {
+        PathBuf::from("file")
+    } else {
+        kept
+    }
+}
+
+enum BatchEnd {
+    Played(Vec<PairRecord>),
+    /// Given up; nothing to release (the lease moved on, the run closed).
+    Dropped(String),
+    /// Stopped from outside: release the batch.
+    Stopped(String),
+    /// An engine failed under `recover = false`.
+    Fault(String),
+}
+
+/// The pairs of one batch, kept until the batch is complete.
+struct BatchSink<'a> {
+    spec: &'a MatchSpec,
+    run: RunId,
+    pairs: Vec<PairRecord>,
+}
+
+impl PairSink for BatchSink<'_> {
+    async fn take(&mut self, pair: PlayedPair) -> Result<Flow, MatchError> {
+        self.pairs.push(pair.record(self.spec, self.run));
+        Ok(Flow::Continue)
+    }
+}
+
+/// Plays `lease`'s units, extending the lease every third of its length; a heartbeat that
+/// finds the lease gone or the run closed stops play.
+async fn play_batch(
+    store: &Arc<Store>,
+    ready: &Prepared,
+    lease: &Lease,
+    options: &WorkerOptions,
+    events: &mpsc::UnboundedSender<WorkerEvent>,
+    cancel: &mut watch::Receiver<bool>,
+) -> Result<BatchEnd, FleetError> {
+    let (stop_play, mut play_cancel) = watch::channel(false);
+    let (why_tx, mut why_rx) = watch::channel(None::<(bool, String)>);
+    let heartbeat = {
+        let store = store.clone();
+        let lease = lease.clone();
+        let every = options.lease / 3;
+        let lease_ms = i64::try_from(options.lease.as_millis()).unwrap_or(i64::MAX);
+        let stop_play = stop_play.clone();
+        let why_tx = why_tx.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                let why = match store.heartbeat(&lease, lease_ms).await {
+                    Ok(Heartbeat::Held { .. }) => continue,
+                    // A database that cannot be reached: play on, and let the submit (or the
+                    // lease's expiry) settle it.
+                    Err(_) => continue,
+                    Ok(Heartbeat::Lost) => "its lease went to another worker".to_owned(),
+                    Ok(Heartbeat::RunClosed(verdict)) => format!("the run is over ({verdict})"),
+                };
+                let _ = why_tx.send(Some((false, why)));
+                let _ = stop_play.send(true);
+                return;
+            }
+        })
+    };
+    // The outside stop, forwarded to play.
+    let forward = {
+        let mut cancel = cancel.clone();
+        let stop_play = stop_play.clone();
+        tokio::spawn(async move {
+            while cancel.changed().await.is_ok() {
+                if *cancel.borrow() {
+                    let _ = why_tx.send(Some((true, "the worker was stopped".to_owned())));
+                    let _ = stop_play.send(true);
+                    return;
+                }
+            }
+        })
+    };
+    let (game_tx, mut game_rx) = mpsc::unbounded_channel();
+    let relay = {
+        let events = events.clone();
+        tokio::spawn(async move {
+            while let Some(event) = game_rx.recv().await {
+                let _ = events.send(WorkerEvent::Game(event));
+            }
+        })
+    };
+    let spec = Arc::clone(&ready.spec.play);
+    let mut sink = BatchSink {
+        spec: &ready.spec,
+        run: ready.run,
+        pairs: Vec::new(),
+    };
+    let ending = play_with(
+        &spec,
+        lease.unit_range(),
+        &mut sink,
+        &ready.players,
+        &game_tx,
+        &mut play_cancel,
+    )
+    .await;
+    heartbeat.abort();
+    forward.abort();
+    drop(game_tx);
+    let _ = relay.await;
+    let ending = ending?;
+    let why = why_rx.borrow_and_update().clone();
+    Ok(match ending.end {
+        End::Played => BatchEnd::Played(sink.pairs),
+        End::Cancelled | End::Stopped => match why {
+            Some((true, why)) => BatchEnd::Stopped(why),
+            Some((false, why)) => BatchEnd::Dropped(why),
+            None => BatchEnd::Stopped("play stopped".to_owned()),
+        },
+        End::Fault(reason) => BatchEnd::Fault(reason),
+    })
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_owned())
+        .ok()
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "unknown".to_owned())
+}
