@@ -18,6 +18,7 @@ mod common;
 mod ci_regression;
 mod cutechess_compat;
 mod datagen_cli;
+mod fleet_cli;
 mod match_cli;
 mod match_hardening;
 mod match_real_engines;

@@ -1,0 +1,366 @@
+//! The fleet through the real binary: `arbiter submit`, worker processes killed with SIGKILL at
+//! random instants and restarted, `arbiter stop`, SIGTERM, a worker with another engine
+//! binary. The oracle is `arbiter match` playing the same configuration on one machine: the
+//! fleet must reach the same verdict on the same totals, with every batch counted once.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use arbiter_store::{Location, QueuedRun, RunState, Store, Totals};
+
+use crate::common::{arbiter, staunton, text, BOOK};
+
+/// A fixed-node SPRT between staunton and staunton with a weaker knight: deterministic games,
+/// so one machine and a fleet play the same ones.
+fn config(dir: &Path, rounds: u64) -> PathBuf {
+    std::fs::copy(BOOK, dir.join("book.epd")).unwrap();
+    let path = dir.join("sprt.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "name = \"fleet-sprt\"\nrounds = {rounds}\nseed = 11\nconcurrency = 1\n\
+             [each]\ntc = \"inf\"\nnodes = 300\nhash = 1\n\
+             [[engine]]\nname = \"dev\"\nbuiltin = \"staunton\"\n\
+             [[engine]]\nname = \"base\"\nbuiltin = \"staunton\"\n\
+             params = {{ knight_mg = 200, knight_eg = 200 }}\n\
+             [openings]\nfile = \"book.epd\"\norder = \"random\"\n\
+             [sprt]\nelo0 = 0\nelo1 = 25\nalpha = 0.05\nbeta = 0.05\nmodel = \"normalized\"\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(future)
+}
+
+/// The run's row in `arbiter runs`, read with the store.
+fn queued(db: &str) -> Vec<QueuedRun> {
+    block_on(async {
+        let store = Store::open(&Location::parse(db)).await.unwrap();
+        let runs = store.queued_runs().await.unwrap();
+        store.close().await;
+        runs
+    })
+}
+
+fn worker(db: &str, name: &str, dir: &Path, log: &Path) -> Child {
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .unwrap();
+    Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args([
+            "worker",
+            "--db",
+            db,
+            "--name",
+            name,
+            "--concurrency",
+            "1",
+            "--lease",
+            "3",
+            "--exit-when-idle",
+        ])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .expect("start a worker")
+}
+
+/// The batches' tallies summed, from the store's own table: what the submits counted.
+fn batch_sums(db: &Path) -> (u64, Totals) {
+    block_on(async {
+        use sqlx::Row;
+        let options = sqlx::sqlite::SqliteConnectOptions::new().filename(db);
+        let pool = sqlx::SqlitePool::connect_with(options).await.unwrap();
+        let row = sqlx::query(
+            "SELECT COUNT(*), SUM(pairs), SUM(wins), SUM(draws), SUM(losses), SUM(penta_ll), \
+             SUM(penta_ld), SUM(penta_dd), SUM(penta_dw), SUM(penta_ww) FROM batches \
+             WHERE state = 'done'",
+        )
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+        let get = |i: usize| row.try_get::<Option<i64>, _>(i).unwrap().unwrap_or(0) as u64;
+        let totals = Totals {
+            pairs: get(1),
+            wins: get(2),
+            draws: get(3),
+            losses: get(4),
+            pentanomial: [get(5), get(6), get(7), get(8), get(9)],
+        };
+        let games: i64 = sqlx::query_scalar("SELECT COUNT(DISTINCT game_number) FROM games")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+        (games as u64, totals)
+    })
+}
+
+/// Three workers, one of them killed with SIGKILL every three seconds or so and restarted (under its
+/// own name every other time, so it takes its lease back, else under a new one, so the lease
+/// lapses and another worker takes the batch), finish the SPRT with the verdict and totals that
+/// `arbiter match` reaches alone, and no batch or game counted twice.
+#[test]
+fn killed_workers_reach_the_verdict_one_machine_reaches() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config(dir.path(), 60);
+
+    let local = arbiter(
+        &[
+            "match",
+            "sprt.toml",
+            "--store",
+            "local.db",
+            "--quiet",
+            "--json",
+        ],
+        dir.path(),
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&local.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{}", text(&local.stdout), text(&local.stderr)));
+    let local_totals = block_on(async {
+        let store = Store::open(&Location::parse(
+            &dir.path().join("local.db").display().to_string(),
+        ))
+        .await
+        .unwrap();
+        let run = store.find_run_by_name("fleet-sprt").await.unwrap().unwrap();
+        (store.totals(run.id).await.unwrap(), run.state)
+    });
+
+    let db = dir.path().join("fleet.db");
+    let db_text = db.display().to_string();
+    let submitted = arbiter(
+        &[
+            "submit",
+            config.to_str().unwrap(),
+            "--db",
+            &db_text,
+            "--batch-pairs",
+            "2",
+        ],
+        dir.path(),
+    );
+    assert!(submitted.status.success(), "{}", text(&submitted.stderr));
+    assert!(
+        text(&submitted.stdout)
+            .starts_with("queued run 1 (fleet-sprt): 60 pairs in 30 batches of 2"),
+        "{}",
+        text(&submitted.stdout)
+    );
+
+    let log = dir.path().join("workers.log");
+    let mut workers: Vec<(String, Child)> = (0..3)
+        .map(|i| {
+            let name = format!("w{i}");
+            let child = worker(&db_text, &name, dir.path(), &log);
+            (name, child)
+        })
+        .collect();
+    // A small generator of its own: the kill instants differ from run to run of the machine,
+    // not of the test.
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let mut kills = 0;
+    let finished = loop {
+        std::thread::sleep(Duration::from_millis(1500 + next() % 3000));
+        let runs = queued(&db_text);
+        if let Some(run) = runs
+            .iter()
+            .find(|r| !matches!(r.run.state, RunState::Running))
+        {
+            break run.clone();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the fleet did not finish in 5 minutes:\n{}",
+            std::fs::read_to_string(&log).unwrap_or_default()
+        );
+        let victim = (next() % 3) as usize;
+        let (name, child) = &mut workers[victim];
+        child.kill().unwrap();
+        child.wait().unwrap();
+        kills += 1;
+        if kills % 2 == 0 {
+            *name = format!("w{victim}-{kills}");
+        }
+        *child = worker(&db_text, name, dir.path(), &log);
+    };
+    for (_, mut child) in workers {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    let log = std::fs::read_to_string(&log).unwrap_or_default();
+
+    assert!(
+        kills >= 3,
+        "only {kills} kills: the run was too short to test anything\n{log}"
+    );
+    let (verdict, local_state) = (&summary["verdict"], local_totals.1);
+    match &finished.run.state {
+        RunState::Finished { verdict: fleet } => {
+            assert_eq!(
+                local_state,
+                RunState::Finished { verdict: *fleet },
+                "fleet {fleet} against local {verdict}\n{log}"
+            );
+        }
+        RunState::Running => unreachable!(),
+    }
+    assert_eq!(
+        finished.prefix.totals, local_totals.0,
+        "the verdict's totals differ from one machine's\n{log}"
+    );
+    let (games, batches) = batch_sums(&db);
+    assert_eq!(
+        batches, finished.totals,
+        "the batches' tallies are the run's totals"
+    );
+    assert_eq!(games, finished.totals.games(), "every game stored once");
+}
+
+/// A worker whose engine binary differs from the one the run was submitted with is refused
+/// that run, says why, and counts nothing.
+#[test]
+fn a_worker_with_another_engine_binary_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let submitter = dir.path().join("submitter");
+    let other = dir.path().join("other");
+    for folder in [&submitter, &other] {
+        std::fs::create_dir(folder).unwrap();
+        std::fs::copy(staunton(), folder.join("engine")).unwrap();
+    }
+    // One byte more: still the same program to run, another binary to sign.
+    let mut bytes = std::fs::read(other.join("engine")).unwrap();
+    bytes.push(0);
+    std::fs::write(other.join("engine"), bytes).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(other.join("engine"), std::fs::Permissions::from_mode(0o755))
+            .unwrap();
+    }
+    let db = dir.path().join("fleet.db").display().to_string();
+    let submitted = arbiter(
+        &[
+            "submit",
+            "--db",
+            &db,
+            "--",
+            "-engine",
+            "cmd=./engine",
+            "name=a",
+            "-engine",
+            "cmd=./engine",
+            "name=b",
+            "-each",
+            "tc=inf",
+            "nodes=200",
+            "-rounds",
+            "2",
+        ],
+        &submitter,
+    );
+    assert!(submitted.status.success(), "{}", text(&submitted.stderr));
+    let played = arbiter(
+        &[
+            "worker",
+            "--db",
+            &db,
+            "--name",
+            "other",
+            "--exit-when-idle",
+            "--lease",
+            "5",
+        ],
+        &other,
+    );
+    let said = text(&played.stderr);
+    assert!(played.status.success(), "{said}");
+    assert!(
+        said.contains("run 1 refused: engine a here is sha256:")
+            && said.contains("but run 1 plays sha256:"),
+        "{said}"
+    );
+    let runs = queued(&db);
+    assert_eq!(runs[0].totals, Totals::default());
+    assert_eq!(runs[0].batches.open, 1, "the batch went back to the queue");
+}
+
+/// `arbiter stop` reaches a worker at its next heartbeat (its batch is dropped, nothing more is
+/// counted), and SIGTERM makes a worker give its batch back and exit with 143.
+#[test]
+fn stop_and_sigterm_reach_the_worker() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config(dir.path(), 2000);
+    let db = dir.path().join("fleet.db").display().to_string();
+    for _ in 0..2 {
+        let submitted = arbiter(
+            &[
+                "submit",
+                config.to_str().unwrap(),
+                "--db",
+                &db,
+                "--batch-pairs",
+                "1000",
+            ],
+            dir.path(),
+        );
+        assert!(submitted.status.success(), "{}", text(&submitted.stderr));
+    }
+    let log = dir.path().join("worker.log");
+    let mut child = worker(&db, "w", dir.path(), &log);
+    let leased = |run: usize| {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while queued(&db)[run].batches.leased == 0 {
+            assert!(Instant::now() < deadline, "no lease taken");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    leased(0);
+    let stopped = arbiter(&["stop", "fleet-sprt", "--db", &db], dir.path());
+    assert!(stopped.status.success(), "{}", text(&stopped.stderr));
+    assert!(text(&stopped.stdout).starts_with("stopped run 1 (fleet-sprt)"));
+    // The worker drops run 1's batch and takes run 2's.
+    leased(1);
+    let said = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        said.contains("batch 0 of run 1 dropped: the run is over (stopped)"),
+        "{said}"
+    );
+    assert_eq!(queued(&db)[0].totals, Totals::default());
+
+    // SIGTERM: the batch in hand goes back to the queue at once.
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let exit = child.wait().unwrap();
+    assert_eq!(
+        exit.code(),
+        Some(143),
+        "{}",
+        std::fs::read_to_string(&log).unwrap()
+    );
+    let run = &queued(&db)[1];
+    assert_eq!((run.batches.leased, run.batches.open), (0, 2), "{run:?}");
+}
