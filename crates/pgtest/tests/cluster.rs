@@ -3,7 +3,9 @@
 //! their test process is killed.
 
 use std::io::{BufRead, BufReader};
-use std::net::TcpStream;
+use std::net::{SocketAddr, TcpStream};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -272,37 +274,12 @@ fn a_killed_test_process_leaves_no_cluster_behind() {
     if std::env::var_os(CHILD_ENV).is_some() {
         return;
     }
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "hold_a_cluster_when_asked",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_ENV, "1")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdout = BufReader::new(child.stdout.take().unwrap());
-    // Read on a thread, so that a child that never says where its cluster is fails the test
-    // instead of hanging it.
-    let (said, heard) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in stdout.lines().map_while(Result::ok) {
-            if let Some((_, where_)) = line.trim().split_once(CLUSTER_LINE) {
-                let _ = said.send(where_.to_owned());
-            }
-        }
-    });
-    let Ok(where_) = heard.recv_timeout(Duration::from_secs(120)) else {
+    let (mut child, cluster) = child_holding_a_cluster();
+    let Some((directory, address)) = cluster else {
         let _ = child.kill();
         let _ = child.wait();
         panic!("the child did not start a cluster within 120 s");
     };
-    let (directory, address) = where_.split_once(' ').unwrap();
-    let directory = std::path::PathBuf::from(directory);
-    let address: std::net::SocketAddr = address.parse().unwrap();
     assert!(directory.exists());
     assert!(
         TcpStream::connect(address).is_ok(),
@@ -320,5 +297,91 @@ fn a_killed_test_process_leaves_no_cluster_behind() {
         within(Duration::from_secs(60), || TcpStream::connect(address)
             .is_err()),
         "a server still answers on {address}"
+    );
+}
+
+/// A copy of this binary holding a cluster, in a process group of its own, and where its
+/// cluster is (directory, address); `None` if it said nothing within two minutes.
+fn child_holding_a_cluster() -> (std::process::Child, Option<(PathBuf, SocketAddr)>) {
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "hold_a_cluster_when_asked",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD_ENV, "1")
+        .process_group(0)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    // Read on a thread, so that a child that never says where its cluster is fails the test
+    // instead of hanging it.
+    let (said, heard) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stdout.lines().map_while(Result::ok) {
+            if let Some((_, where_)) = line.trim().split_once(CLUSTER_LINE) {
+                let _ = said.send(where_.to_owned());
+            }
+        }
+    });
+    let Ok(where_) = heard.recv_timeout(Duration::from_secs(120)) else {
+        return (child, None);
+    };
+    let (directory, address) = where_.split_once(' ').unwrap();
+    (
+        child,
+        Some((PathBuf::from(directory), address.parse().unwrap())),
+    )
+}
+
+/// SIGKILL to a test process's whole process group takes its watchdog too: the server runs on
+/// in a directory whose lock nobody holds, and the next cluster's start stops and removes it.
+#[test]
+fn the_next_start_sweeps_a_cluster_whose_process_and_watchdog_were_killed() {
+    if std::env::var_os(CHILD_ENV).is_some() {
+        return;
+    }
+    let (mut child, cluster) = child_holding_a_cluster();
+    let group = rustix::process::Pid::from_child(&child);
+    let kill_group = || {
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+    };
+    let Some((directory, address)) = cluster else {
+        kill_group();
+        let _ = child.wait();
+        panic!("the child did not start a cluster within 120 s");
+    };
+    kill_group();
+    child.wait().unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        directory.exists(),
+        "nothing cleaned up after the killed group"
+    );
+    assert!(
+        TcpStream::connect(address).is_ok(),
+        "the orphaned server still runs (pg_ctl starts it in a session of its own)"
+    );
+    // Younger than a minute, a free lock may be a cluster being set up: made older here.
+    let old = std::time::SystemTime::now() - Duration::from_secs(120);
+    std::fs::File::options()
+        .write(true)
+        .open(directory.join("lock"))
+        .and_then(|lock| lock.set_modified(old))
+        .unwrap();
+
+    let _next = Cluster::start().unwrap();
+    assert!(
+        !directory.exists(),
+        "swept: {} is gone",
+        directory.display()
+    );
+    assert!(
+        within(Duration::from_secs(30), || TcpStream::connect(address)
+            .is_err()),
+        "swept: nothing answers on {address}"
     );
 }
