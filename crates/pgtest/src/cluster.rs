@@ -1,24 +1,5 @@
 //! A throwaway PostgreSQL cluster: `initdb` into a temporary directory, the server on a free
 //! loopback port, removed when dropped.
-//!
-//! The directory (`$TMPDIR/arbiter-pgtest-XXXXXX`) holds everything: `data/` (the cluster),
-//! `server.log`, the server's Unix socket and `lock`, which the owning test process holds
-//! locked while it lives. Three things end a cluster, whichever comes first:
-//! - [`Drop`]: `pg_ctl stop -m immediate` (SIGKILL if that fails), then the directory goes;
-//! - its watchdog, a `sh` started with the cluster that waits for end-of-file on a pipe only
-//!   this process writes to: when the process exits or is killed, even by SIGKILL, the pipe
-//!   closes and the watchdog stops the server and removes the directory. The shared cluster
-//!   ([`Cluster::shared`]), a static that is never dropped, ends this way;
-//! - the next [`Cluster::start`] of any test process: a directory whose `lock` nobody holds
-//!   (its process and its watchdog were both killed, e.g. by SIGKILL to the whole process
-//!   group) is stopped and removed. Until then such a server runs on; PostgreSQL itself checks
-//!   about once a minute that its `postmaster.pid` is still there and shuts down when the
-//!   directory is gone, so removing the directory by hand is enough to end it.
-//!
-//! PostgreSQL refuses to run as root. When this process's effective uid is 0 (CI's containers
-//! and the development machine), `initdb`, `pg_ctl`, the server and the watchdog run as the
-//! `postgres` system user (std's `Command::uid`, which also drops root's supplementary groups),
-//! and the directory is given to it; as an ordinary user they run as that user.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
@@ -135,6 +116,25 @@ impl RunAs {
 }
 
 /// A running (or deliberately stopped) PostgreSQL cluster of its own, on a loopback port.
+///
+/// The directory (`$TMPDIR/arbiter-pgtest-XXXXXX`) holds everything: `data/` (the cluster),
+/// `server.log`, the server's Unix socket and `lock`, which the owning test process holds
+/// locked while it lives. Three things end a cluster, whichever comes first:
+/// - [`Drop`]: `pg_ctl stop -m immediate` (SIGKILL if that fails), then the directory goes;
+/// - its watchdog, a `sh` started with the cluster that waits for end-of-file on a pipe only
+///   this process writes to: when the process exits or is killed, even by SIGKILL, the pipe
+///   closes and the watchdog stops the server and removes the directory. The shared cluster
+///   ([`Cluster::shared`]), a static that is never dropped, ends this way;
+/// - the next [`Cluster::start`] of any test process: a directory whose `lock` nobody holds
+///   (its process and its watchdog were both killed, e.g. by SIGKILL to the whole process
+///   group) and that is older than a minute is stopped and removed. Until then such a server runs on; PostgreSQL itself checks
+///   about once a minute that its `postmaster.pid` is still there and shuts down when the
+///   directory is gone, so removing the directory by hand is enough to end it.
+///
+/// PostgreSQL refuses to run as root. When this process's effective uid is 0 (CI's containers
+/// and the development machine), `initdb`, `pg_ctl`, the server and the watchdog run as the
+/// `postgres` system user (std's `Command::uid`, which also drops root's supplementary groups),
+/// and the directory is given to it; as an ordinary user they run as that user.
 pub struct Cluster {
     /// Removed after the server is stopped (fields drop after [`Drop::drop`]).
     root: TempDir,
@@ -228,16 +228,13 @@ impl Cluster {
     }
 
     /// The server's loopback address (for a [`crate::CutProxy`]).
-    pub fn address(&self) -> SocketAddr {
+    pub fn addr(&self) -> SocketAddr {
         SocketAddr::from((Ipv4Addr::LOCALHOST, self.port))
     }
 
     /// The URL of the cluster's `postgres` database, as [`SUPERUSER`] over TCP.
     pub fn url(&self) -> String {
-        format!(
-            "postgres://{SUPERUSER}:{PASSWORD}@{}/postgres",
-            self.address()
-        )
+        format!("postgres://{SUPERUSER}:{PASSWORD}@{}/postgres", self.addr())
     }
 
     /// Creates a new, empty database whose name starts with `name` (letters, digits and `_`
@@ -552,11 +549,14 @@ fn sweep_stale(binaries: &Binaries, run_as: RunAs) {
         return;
     };
     for entry in entries.flatten() {
-        let dir = entry.path();
-        let is_cluster = entry
+        if !entry
             .file_name()
             .to_str()
-            .is_some_and(|name| name.starts_with(PREFIX));
+            .is_some_and(|name| name.starts_with(PREFIX))
+        {
+            continue;
+        }
+        let dir = entry.path();
         let Ok(lock) = File::open(dir.join("lock")) else {
             continue;
         };
@@ -566,7 +566,7 @@ fn sweep_stale(binaries: &Binaries, run_as: RunAs) {
             .ok()
             .and_then(|modified| SystemTime::now().duration_since(modified).ok())
             .is_some_and(|age| age >= STALE_AFTER);
-        if !is_cluster || !old || lock.try_lock().is_err() {
+        if !old || lock.try_lock().is_err() {
             continue;
         }
         let mut stop = Command::new(binaries.tool("pg_ctl"));

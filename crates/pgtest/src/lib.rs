@@ -11,7 +11,7 @@
 //! - [`CutProxy`]: the network between a client and its server failing and coming back.
 //!
 //! The server programs come from Debian's `postgresql` package (`scripts/ci-setup.sh`
-//! installs it); see the [`cluster`](Cluster) docs for where the clusters live, how they end
+//! installs it); see [`Cluster`] for where the clusters live, how they end
 //! and running as root.
 
 mod cluster;

@@ -42,7 +42,7 @@ fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
 }
 
 impl CutProxy {
-    /// A proxy to `target` (e.g. [`crate::Cluster::address`]), forwarding until cut.
+    /// A proxy to `target` (e.g. [`crate::Cluster::addr`]), forwarding until cut.
     pub fn start(target: SocketAddr) -> Result<CutProxy, Error> {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
             .map_err(|e| Error::io("binding the proxy's loopback port", e))?;
@@ -68,7 +68,7 @@ impl CutProxy {
     }
 
     /// The loopback address clients connect to.
-    pub fn address(&self) -> SocketAddr {
+    pub fn addr(&self) -> SocketAddr {
         self.address
     }
 

@@ -44,7 +44,7 @@ async fn a_cluster_starts_and_answers_on_its_own_port() {
         started.elapsed().as_secs_f64()
     );
     assert_eq!(select_one(&cluster.url()).await.unwrap(), 1);
-    assert!(cluster.address().ip().is_loopback());
+    assert!(cluster.addr().ip().is_loopback());
     assert!(cluster.log_file().starts_with(cluster.directory()));
 
     let database = cluster.database("Answers-1").unwrap();
@@ -115,7 +115,7 @@ async fn a_restart_keeps_committed_data_and_the_port() {
         .execute(&mut connection)
         .await
         .unwrap();
-    let port = cluster.address().port();
+    let port = cluster.addr().port();
 
     cluster.restart().unwrap();
     assert!(
@@ -125,7 +125,7 @@ async fn a_restart_keeps_committed_data_and_the_port() {
             .is_err(),
         "a connection from before the restart is broken"
     );
-    assert_eq!(cluster.address().port(), port);
+    assert_eq!(cluster.addr().port(), port);
     let mut again = PgConnection::connect(&database).await.unwrap();
     let sum: i64 = sqlx::query_scalar("SELECT sum(x) FROM kept")
         .fetch_one(&mut again)
@@ -145,7 +145,7 @@ async fn a_restart_keeps_committed_data_and_the_port() {
 #[tokio::test]
 async fn two_clusters_run_at_once_apart() {
     let (a, b) = (Cluster::start().unwrap(), Cluster::start().unwrap());
-    assert_ne!(a.address(), b.address());
+    assert_ne!(a.addr(), b.addr());
     assert_ne!(a.directory(), b.directory());
     let mut on_a = PgConnection::connect(&a.url()).await.unwrap();
     sqlx::query("CREATE TABLE only_on_a (x int)")
@@ -162,7 +162,7 @@ async fn two_clusters_run_at_once_apart() {
     on_b.close().await.unwrap();
 
     let directory = a.directory().to_path_buf();
-    let address = a.address();
+    let address = a.addr();
     drop(a);
     assert!(
         !directory.exists(),
@@ -199,7 +199,7 @@ fn a_failed_start_quotes_the_servers_log() {
 async fn a_cut_breaks_open_connections_and_refuses_new_ones_until_restored() {
     let cluster = Cluster::shared().unwrap();
     let database = cluster.database("cut").unwrap();
-    let proxy = CutProxy::start(cluster.address()).unwrap();
+    let proxy = CutProxy::start(cluster.addr()).unwrap();
     let through = proxy.url(&database);
     assert_ne!(through, database);
 
@@ -260,7 +260,7 @@ fn hold_a_cluster_when_asked() {
     println!(
         "{CLUSTER_LINE}{} {}",
         cluster.directory().display(),
-        cluster.address()
+        cluster.addr()
     );
     loop {
         std::thread::sleep(Duration::from_secs(3600));
