@@ -35,6 +35,32 @@ const STALE_AFTER: Duration = Duration::from_secs(60);
 /// How many lines of the server's log an error quotes.
 const LOG_TAIL_LINES: usize = 20;
 
+/// The programs a cluster needs, all from one installation.
+const TOOLS: [&str; 4] = ["initdb", "pg_ctl", "postgres", "psql"];
+
+/// The `bin` folder of the newest version under `root` (Debian's /usr/lib/postgresql/VERSION)
+/// that has every program: versions compare as numbers (17 is newer than 9.6).
+fn newest_installed(root: &Path, complete: impl Fn(&Path) -> bool) -> Option<PathBuf> {
+    let mut installed: Vec<(Vec<u32>, PathBuf)> = fs::read_dir(root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let key = entry
+                .file_name()
+                .to_str()?
+                .split('.')
+                .map(str::parse)
+                .collect::<Result<Vec<u32>, _>>()
+                .ok()?;
+            Some((key, entry.path().join("bin")))
+        })
+        .filter(|(_, dir)| complete(dir))
+        .collect();
+    installed.sort();
+    installed.pop().map(|(_, dir)| dir)
+}
+
 /// The PostgreSQL server programs of one installation.
 #[derive(Debug, Clone)]
 pub(crate) struct Binaries {
@@ -46,7 +72,6 @@ impl Binaries {
     /// /usr/lib/postgresql/VERSION/bin and links only the clients into /usr/bin), else the
     /// newest /usr/lib/postgresql/*/bin.
     pub(crate) fn find() -> Result<Binaries, Error> {
-        const TOOLS: [&str; 4] = ["initdb", "pg_ctl", "postgres", "psql"];
         let complete = |dir: &Path| TOOLS.iter().all(|t| dir.join(t).is_file());
         let on_path = std::env::var_os("PATH")
             .into_iter()
@@ -56,27 +81,8 @@ impl Binaries {
             .filter_map(|pg_ctl| fs::canonicalize(pg_ctl).ok())
             .filter_map(|pg_ctl| pg_ctl.parent().map(Path::to_path_buf))
             .find(|dir| complete(dir));
-        let newest = || {
-            let mut installed: Vec<(Vec<u32>, PathBuf)> = fs::read_dir("/usr/lib/postgresql")
-                .into_iter()
-                .flatten()
-                .flatten()
-                .filter_map(|entry| {
-                    let version = entry.file_name().to_str()?.to_owned();
-                    let key = version
-                        .split('.')
-                        .map(str::parse)
-                        .collect::<Result<Vec<u32>, _>>()
-                        .ok()?;
-                    Some((key, entry.path().join("bin")))
-                })
-                .filter(|(_, dir)| complete(dir))
-                .collect();
-            installed.sort();
-            installed.pop().map(|(_, dir)| dir)
-        };
         on_path
-            .or_else(newest)
+            .or_else(|| newest_installed(Path::new("/usr/lib/postgresql"), complete))
             .map(|dir| Binaries { dir })
             .ok_or(Error::NoBinaries)
     }
@@ -589,5 +595,53 @@ fn sweep_stale(binaries: &Binaries, run_as: RunAs) {
             let _ = child.wait();
         }
         let _ = fs::remove_dir_all(&dir);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_newest_complete_installation_is_found_by_number() {
+        let root = tempfile::tempdir().unwrap();
+        for (version, tools) in [
+            ("9.6", &TOOLS[..]),
+            ("15", &TOOLS[..]),
+            ("16", &TOOLS[..]),
+            ("17", &TOOLS[..2]),
+            ("notes", &TOOLS[..]),
+        ] {
+            let bin = root.path().join(version).join("bin");
+            fs::create_dir_all(&bin).unwrap();
+            for tool in tools {
+                fs::write(bin.join(tool), "").unwrap();
+            }
+        }
+        let complete = |dir: &Path| TOOLS.iter().all(|t| dir.join(t).is_file());
+        assert_eq!(
+            newest_installed(root.path(), complete),
+            Some(root.path().join("16/bin")),
+            "16, not 9.6 (text order) nor 17 (no postgres or psql)"
+        );
+        assert_eq!(newest_installed(&root.path().join("none"), complete), None);
+    }
+
+    #[test]
+    fn database_names_are_safe_and_distinct() {
+        let a = fresh_name("Store's test-1");
+        let b = fresh_name("Store's test-1");
+        assert_ne!(a, b);
+        assert!(a.starts_with("store_s_test_1_"), "{a}");
+        assert!(fresh_name("1st").starts_with("d1st_"));
+        let long = fresh_name(&"x".repeat(100));
+        assert!(long.len() <= 63, "PostgreSQL's identifier limit: {long}");
+        for name in [a, b, long] {
+            assert!(
+                name.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
+                "{name}"
+            );
+        }
     }
 }
