@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs and starts what the test suite needs on a fresh Debian machine. Idempotent: safe to
-# run again. The end-to-end tests play real UCI engines from Debian (they install to
-# /usr/games), the store's PostgreSQL tests need a live server with a test database, and the
+# Installs what the test suite needs on a fresh Debian machine. Idempotent: safe to run again.
+# The end-to-end tests play real UCI engines from Debian (they install to /usr/games), the
+# PostgreSQL tests start throwaway clusters of their own with PostgreSQL's server programs
+# (initdb, pg_ctl: crates/pgtest; no server needs to be running, none is started here), and the
 # report's browser test (tests/report_browser.rs) renders pages with headless Chromium.
 set -euo pipefail
 
@@ -32,17 +33,8 @@ python3 -c 'import chess' 2>/dev/null \
   || python3 -m pip install --quiet --break-system-packages chess 2>/dev/null \
   || echo "ci-setup: python-chess not installed; the tests that compare with it skip" >&2
 
-# PostgreSQL: start the cluster Debian created, then the role and database the tests use
-# (postgres://arbiter:arbiter@localhost/arbiter_test, the default of crates/store/tests/postgres.rs).
-version=$(ls /etc/postgresql | sort -n | tail -n 1)
-"${sudo_cmd[@]}" pg_ctlcluster "$version" main start 2>/dev/null || true
-for _ in $(seq 1 30); do
-  "${sudo_cmd[@]}" runuser -u postgres -- pg_isready -q && break
-  sleep 1
-done
-psql_as_postgres() { "${sudo_cmd[@]}" runuser -u postgres -- psql -qtAX -c "$1"; }
-[ "$(psql_as_postgres "SELECT 1 FROM pg_roles WHERE rolname = 'arbiter'")" = 1 ] \
-  || psql_as_postgres "CREATE ROLE arbiter LOGIN PASSWORD 'arbiter'"
-[ "$(psql_as_postgres "SELECT 1 FROM pg_database WHERE datname = 'arbiter_test'")" = 1 ] \
-  || psql_as_postgres "CREATE DATABASE arbiter_test OWNER arbiter"
-echo "ci-setup: engines in /usr/games, PostgreSQL $version with database arbiter_test"
+# PostgreSQL's server programs, where crates/pgtest looks for them when pg_ctl is not on PATH.
+pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+[ -n "$pg_bin" ] && [ -x "$pg_bin/initdb" ] && [ -x "$pg_bin/pg_ctl" ] \
+  || { echo "ci-setup: PostgreSQL's initdb and pg_ctl are missing" >&2; exit 1; }
+echo "ci-setup: engines in /usr/games, PostgreSQL's programs in $pg_bin"

@@ -531,28 +531,15 @@ mod tests {
         assert_eq!(old_columns, ("a".into(), "b".into(), 4));
     }
 
-    /// The same upgrade on PostgreSQL, in a schema of its own in the test database (see
-    /// tests/postgres.rs for the server).
+    /// The same upgrade on PostgreSQL, in a database of its own (on the test process's
+    /// throwaway cluster: see tests/postgres.rs).
     #[cfg(feature = "postgres")]
     #[tokio::test]
     async fn a_postgres_database_of_schema_2_upgrades_to_runs_of_n_engines() {
         use sqlx::Executor;
 
-        let base = std::env::var("ARBITER_TEST_PG_URL")
-            .unwrap_or_else(|_| "postgres://arbiter:arbiter@localhost/arbiter_test".to_owned());
-        let admin = sqlx::PgPool::connect(&base).await.expect("connect");
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let schema = format!("upgrade_{}_{nanos}", std::process::id());
-        admin
-            .execute(sqlx::AssertSqlSafe(format!("CREATE SCHEMA {schema}")))
-            .await
-            .unwrap();
-        let separator = if base.contains('?') { '&' } else { '?' };
-        let url = format!("{base}{separator}options=-c%20search_path%3D{schema}");
-
+        let url = arbiter_pgtest::database("upgrade")
+            .unwrap_or_else(|e| panic!("a fresh PostgreSQL database: {e}"));
         let pool = sqlx::PgPool::connect(&url).await.unwrap();
         migrator(&POSTGRES[..2]).run(&pool).await.unwrap();
         pool.execute(sqlx::AssertSqlSafe(schema_2_rows()))
@@ -564,10 +551,5 @@ mod tests {
             .unwrap();
         check_the_upgrade(&store).await;
         store.close().await;
-
-        admin
-            .execute(sqlx::AssertSqlSafe(format!("DROP SCHEMA {schema} CASCADE")))
-            .await
-            .unwrap();
     }
 }

@@ -1,10 +1,12 @@
-//! The same scenarios as tests/sqlite.rs, on a live PostgreSQL.
+//! The same scenarios as tests/sqlite.rs, on PostgreSQL.
 //!
 //! Built with `--features postgres` (`required-features` in Cargo.toml), which the workspace's
-//! test command turns on. They use `ARBITER_TEST_PG_URL`, by default the database that
-//! `scripts/ci-setup.sh` creates (`postgres://arbiter:arbiter@localhost/arbiter_test`); without
-//! a server they fail, as they should. They create runs with unique names and check only
-//! those, so the database may be shared with earlier runs.
+//! test command turns on. Each test has a fresh database of its own on a throwaway cluster that
+//! this test process starts (`arbiter_pgtest::database`: `initdb` once per test binary, in a
+//! temporary directory, on a free loopback port, removed when the process ends); it needs
+//! PostgreSQL's server programs, which `scripts/ci-setup.sh` installs, and no running server.
+//! `ARBITER_TEST_PG_URL` points the tests at an existing server instead (its user must be
+//! allowed to create databases).
 
 mod common;
 
@@ -12,84 +14,91 @@ use std::sync::Arc;
 
 use arbiter_store::{Location, Store};
 
-const URL_ENV: &str = "ARBITER_TEST_PG_URL";
-/// The database `scripts/ci-setup.sh` creates.
-const DEFAULT_URL: &str = "postgres://arbiter:arbiter@localhost/arbiter_test";
+/// A new, empty database for the test `name`, its URL.
+fn database(name: &str) -> String {
+    arbiter_pgtest::database(name)
+        .unwrap_or_else(|e| panic!("a fresh PostgreSQL database for the test: {e}"))
+}
 
-async fn store() -> Store {
-    let url = std::env::var(URL_ENV).unwrap_or_else(|_| DEFAULT_URL.to_owned());
-    Store::open(&Location::parse(&url))
+/// The store in a new database of its own.
+async fn store(name: &str) -> Store {
+    Store::open(&Location::parse(&database(name)))
         .await
         .expect("open the PostgreSQL store")
 }
 
 #[tokio::test]
 async fn runs_pairs_and_games_round_trip() {
-    common::runs_pairs_and_games_round_trip(&store().await).await;
+    common::runs_pairs_and_games_round_trip(&store("runs_pairs_and_games_round_trip").await).await;
 }
 
 #[tokio::test]
 async fn duplicate_commit_changes_nothing() {
-    common::duplicate_commit_changes_nothing(&store().await).await;
+    common::duplicate_commit_changes_nothing(&store("duplicate_commit_changes_nothing").await)
+        .await;
 }
 
 #[tokio::test]
 async fn resume_set_is_exact_and_per_run() {
-    common::resume_set_is_exact_and_per_run(&store().await).await;
+    common::resume_set_is_exact_and_per_run(&store("resume_set_is_exact_and_per_run").await).await;
 }
 
 #[tokio::test]
 async fn bad_commits_write_nothing() {
-    common::bad_commits_write_nothing(&store().await).await;
+    common::bad_commits_write_nothing(&store("bad_commits_write_nothing").await).await;
 }
 
 #[tokio::test]
 async fn one_game_units_are_kept() {
-    common::one_game_units_are_kept(&store().await).await;
+    common::one_game_units_are_kept(&store("one_game_units_are_kept").await).await;
 }
 
 #[tokio::test]
 async fn n_engine_runs_round_trip() {
-    let store = store().await;
+    let store = store("n_engine_runs_round_trip").await;
     common::n_engine_runs_round_trip(&store).await;
 }
 
 #[tokio::test]
 async fn pairs_read_back_in_commit_order() {
-    let store = store().await;
+    let store = store("pairs_read_back_in_commit_order").await;
     common::pairs_read_back_in_commit_order(&store).await;
 }
 
 #[tokio::test]
 async fn bad_lineups_and_keys_are_refused() {
-    let store = store().await;
+    let store = store("bad_lineups_and_keys_are_refused").await;
     common::bad_lineups_and_keys_are_refused(&store).await;
 }
 
 #[tokio::test]
 async fn run_names_are_unique() {
-    common::run_names_are_unique(&store().await).await;
+    common::run_names_are_unique(&store("run_names_are_unique").await).await;
 }
 
 #[tokio::test]
 async fn tuning_steps_are_kept_exactly_once() {
-    common::tuning_steps_are_kept_exactly_once(&store().await).await;
+    common::tuning_steps_are_kept_exactly_once(&store("tuning_steps_are_kept_exactly_once").await)
+        .await;
 }
 
 #[tokio::test]
 async fn a_run_is_played_by_one_holder_at_a_time() {
-    common::a_run_is_played_by_one_holder_at_a_time(&store().await).await;
+    common::a_run_is_played_by_one_holder_at_a_time(
+        &store("a_run_is_played_by_one_holder_at_a_time").await,
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn a_killed_holder_frees_the_run_at_once() {
     common::hold_lock_if_asked().await;
-    let store = store().await;
+    let url = database("a_killed_holder_frees_the_run_at_once");
+    let store = Store::open(&Location::parse(&url)).await.unwrap();
     let run = store
         .create_run(&common::spec(&common::unique("killed"), 10))
         .await
         .unwrap();
-    let url = std::env::var(URL_ENV).unwrap_or_else(|_| DEFAULT_URL.to_owned());
     common::a_killed_holder_frees_the_run_at_once(
         &store,
         "a_killed_holder_frees_the_run_at_once",
@@ -101,37 +110,20 @@ async fn a_killed_holder_frees_the_run_at_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_commits_are_all_counted() {
-    let rate = common::concurrent_commits_are_all_counted(Arc::new(store().await), 8, 200).await;
+    let rate = common::concurrent_commits_are_all_counted(
+        Arc::new(store("concurrent_commits_are_all_counted").await),
+        8,
+        200,
+    )
+    .await;
     eprintln!("postgres: {rate:.0} commits/s (8 tasks x 200 pairs)");
 }
 
-/// A new, empty schema of the test database, as a URL whose connections use it, and a
-/// connection to drop it with.
-async fn fresh_schema(name: &str) -> (String, sqlx::PgPool, String) {
-    let base = std::env::var(URL_ENV).unwrap_or_else(|_| DEFAULT_URL.to_owned());
-    let admin = sqlx::PgPool::connect(&base).await.expect("connect");
-    let schema = common::unique(name).replace('-', "_");
-    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE SCHEMA {schema}")))
-        .execute(&admin)
-        .await
-        .unwrap();
-    let separator = if base.contains('?') { '&' } else { '?' };
-    let url = format!("{base}{separator}options=-c%20search_path%3D{schema}");
-    (url, admin, schema)
-}
-
-async fn drop_schema(admin: sqlx::PgPool, schema: &str) {
-    sqlx::query(sqlx::AssertSqlSafe(format!("DROP SCHEMA {schema} CASCADE")))
-        .execute(&admin)
-        .await
-        .unwrap();
-}
-
 #[test]
-fn concurrent_first_opens_of_an_empty_schema_all_succeed() {
+fn concurrent_first_opens_of_an_empty_database_all_succeed() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     for round in 0..3 {
-        let (url, admin, schema) = runtime.block_on(fresh_schema("concurrent_open"));
+        let url = database("concurrent_open");
         let openers = 6;
         let barrier = Arc::new(std::sync::Barrier::new(openers));
         let threads: Vec<_> = (0..openers)
@@ -158,15 +150,15 @@ fn concurrent_first_opens_of_an_empty_schema_all_succeed() {
             .filter_map(|t| t.join().unwrap().err().map(|e| e.to_string()))
             .collect();
         runtime.block_on(async {
+            let admin = sqlx::PgPool::connect(&url).await.expect("connect");
             let tables: Vec<String> = sqlx::query_scalar(
                 "SELECT table_name::text FROM information_schema.tables \
-                 WHERE table_schema = $1 ORDER BY 1",
+                 WHERE table_schema = 'public' ORDER BY 1",
             )
-            .bind(&schema)
             .fetch_all(&admin)
             .await
             .unwrap();
-            drop_schema(admin, &schema).await;
+            admin.close().await;
             assert!(failures.is_empty(), "round {round}: {failures:#?}");
             assert_eq!(
                 tables,
@@ -185,7 +177,7 @@ fn concurrent_first_opens_of_an_empty_schema_all_succeed() {
                     "tuning_steps",
                     "workers"
                 ],
-                "round {round}: the schema in {schema}"
+                "round {round}: the tables of {url}"
             );
         });
     }
@@ -193,15 +185,16 @@ fn concurrent_first_opens_of_an_empty_schema_all_succeed() {
 
 #[tokio::test]
 async fn a_refused_connection_is_said_once_without_the_password() {
-    let url = "postgres://arbiter:not-the-password@localhost/arbiter_test";
-    let error = Store::open(&Location::parse(url))
+    let url = arbiter_pgtest::url::with_password(&database("refused"), "not-the-password");
+    let error = Store::open(&Location::parse(&url))
         .await
         .err()
         .expect("a wrong password is refused");
     let chain = format!("{:#}", anyhow::Error::from(error));
     eprintln!("{chain}");
+    let masked = arbiter_pgtest::url::with_password(&url, "***");
     assert!(
-        chain.starts_with("postgres://arbiter:***@localhost/arbiter_test: connecting: "),
+        chain.starts_with(&format!("{masked}: connecting: ")),
         "{chain}"
     );
     assert!(!chain.contains("not-the-password"), "{chain}");
@@ -210,20 +203,20 @@ async fn a_refused_connection_is_said_once_without_the_password() {
     }
 }
 
-/// A report given an empty database (a new schema) must not make it a store: it is refused,
+/// A report given an empty database must not make it a store: it is refused,
 /// naming the database, and keeps no table; a store that exists is read.
 #[tokio::test]
 async fn an_empty_database_is_no_existing_store() {
-    let (url, admin, schema) = fresh_schema("read_only").await;
+    let url = database("read_only");
+    let admin = sqlx::PgPool::connect(&url).await.expect("connect");
     let location = Location::parse(&url);
     let refused = [
         Store::open_read_only(&location).await.err(),
         Store::open_existing(&location).await.err(),
     ];
     let tables: Vec<String> = sqlx::query_scalar(
-        "SELECT table_name::text FROM information_schema.tables WHERE table_schema = $1",
+        "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public'",
     )
-    .bind(&schema)
     .fetch_all(&admin)
     .await
     .unwrap();
@@ -232,7 +225,7 @@ async fn an_empty_database_is_no_existing_store() {
     let reopened = Store::open_read_only(&location)
         .await
         .map(|s| s.location().to_owned());
-    drop_schema(admin, &schema).await;
+    admin.close().await;
     for error in refused {
         let error = error.expect("an error");
         assert!(
