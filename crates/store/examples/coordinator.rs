@@ -27,7 +27,9 @@ async fn main() {
     let location = Location::parse(url);
     let mut pools = Vec::new();
     for _ in 0..stores {
-        pools.push(Arc::new(Store::open(&location).await.expect("open the database")));
+        pools.push(Arc::new(
+            Store::open(&location).await.expect("open the database"),
+        ));
     }
     let store = pools[0].clone();
     let name = format!("coordinator-{workers}-{}", std::process::id());
@@ -82,8 +84,16 @@ async fn main() {
                 let k = lease.first_unit;
                 let pair = PairRecord {
                     run: lease.run,
-                    key: PairKey { pairing: 0, index: k },
-                    tally: PairTally { wins: 1, draws: 1, losses: 0, penta: 3 },
+                    key: PairKey {
+                        pairing: 0,
+                        index: k,
+                    },
+                    tally: PairTally {
+                        wins: 1,
+                        draws: 1,
+                        losses: 0,
+                        penta: 3,
+                    },
                     games: (0..2).map(|g| game(k, g)).collect(),
                 };
                 let mut decide = |_: &Totals| None;
@@ -91,7 +101,10 @@ async fn main() {
                     .submit_batch(&lease, &[pair], "{}", &mut decide)
                     .await
                     .expect("submit");
-                assert!(matches!(submitted, Submitted::Counted { .. }), "{submitted:?}");
+                assert!(
+                    matches!(submitted, Submitted::Counted { .. }),
+                    "{submitted:?}"
+                );
                 latencies.push(start.elapsed());
             }
             latencies
@@ -109,7 +122,11 @@ async fn main() {
         latencies.get(i).map_or(0.0, |d| d.as_secs_f64() * 1000.0)
     };
     let totals = store.totals(run).await.expect("totals");
-    assert_eq!(totals.pairs as usize, latencies.len(), "every cycle counted once");
+    assert_eq!(
+        totals.pairs as usize,
+        latencies.len(),
+        "every cycle counted once"
+    );
     println!(
         "workers {workers:>5}  connections {:>3}  cycles {:>6}  {:>7.0} cycles/s  \
          latency ms p50 {:.1} p90 {:.1} p99 {:.1} max {:.1}",
@@ -121,7 +138,10 @@ async fn main() {
         at(0.99),
         at(1.0)
     );
-    store.finish_run(run, arbiter_store::RunOutcome::Stopped).await.ok();
+    store
+        .finish_run(run, arbiter_store::RunOutcome::Stopped)
+        .await
+        .ok();
 }
 
 fn game(k: u64, g: usize) -> GameRow {
@@ -129,7 +149,11 @@ fn game(k: u64, g: usize) -> GameRow {
         game_number: 2 * k + g as u64 + 1,
         white: if g == 0 { "dev" } else { "base" }.into(),
         black: if g == 0 { "base" } else { "dev" }.into(),
-        result: if g == 0 { GameResult::WhiteWins } else { GameResult::Draw },
+        result: if g == 0 {
+            GameResult::WhiteWins
+        } else {
+            GameResult::Draw
+        },
         termination: "normal".into(),
         plies: 80,
         opening_index: k,

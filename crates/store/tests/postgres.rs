@@ -242,45 +242,69 @@ async fn an_empty_database_is_no_existing_store() {
 
 #[tokio::test]
 async fn a_queued_run_is_played_in_batches_exactly_once() {
-    common::fleet::a_queued_run_is_played_in_batches_exactly_once(&store().await).await;
+    common::fleet::a_queued_run_is_played_in_batches_exactly_once(
+        &store("a_queued_run_is_played_in_batches_exactly_once").await,
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn an_expired_lease_goes_to_the_next_claim() {
-    common::fleet::an_expired_lease_goes_to_the_next_claim(&store().await).await;
+    common::fleet::an_expired_lease_goes_to_the_next_claim(
+        &store("an_expired_lease_goes_to_the_next_claim").await,
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn a_released_batch_is_leased_again() {
-    common::fleet::a_released_batch_is_leased_again(&store().await).await;
+    common::fleet::a_released_batch_is_leased_again(
+        &store("a_released_batch_is_leased_again").await,
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn the_verdict_is_judged_on_the_prefix() {
-    common::fleet::the_verdict_is_judged_on_the_prefix(&store().await).await;
+    common::fleet::the_verdict_is_judged_on_the_prefix(
+        &store("the_verdict_is_judged_on_the_prefix").await,
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn a_stopped_run_reaches_its_workers() {
-    common::fleet::a_stopped_run_reaches_its_workers(&store().await).await;
+    common::fleet::a_stopped_run_reaches_its_workers(
+        &store("a_stopped_run_reaches_its_workers").await,
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn bad_batches_count_nothing() {
-    common::fleet::bad_batches_count_nothing(&store().await).await;
+    common::fleet::bad_batches_count_nothing(&store("bad_batches_count_nothing").await).await;
 }
 
 #[tokio::test]
 async fn priorities_limits_and_exclusions_choose_the_batch() {
-    common::fleet::priorities_limits_and_exclusions_choose_the_batch(&store().await).await;
+    common::fleet::priorities_limits_and_exclusions_choose_the_batch(
+        &store("priorities_limits_and_exclusions_choose_the_batch").await,
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn files_and_signatures_are_kept_with_the_run() {
-    common::fleet::files_and_signatures_are_kept_with_the_run(&store().await).await;
+    common::fleet::files_and_signatures_are_kept_with_the_run(
+        &store("files_and_signatures_are_kept_with_the_run").await,
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_claims_get_distinct_batches() {
-    common::fleet::concurrent_claims_get_distinct_batches(Arc::new(store().await)).await;
+    common::fleet::concurrent_claims_get_distinct_batches(Arc::new(
+        store("concurrent_claims_get_distinct_batches").await,
+    ))
+    .await;
 }
