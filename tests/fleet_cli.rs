@@ -77,21 +77,37 @@ fn worker(db: &str, name: &str, dir: &Path, log: &Path) -> Child {
         .expect("start a worker")
 }
 
-/// The batches' tallies summed, from the store's own table: what the submits counted.
+/// The batches' tallies summed, from the store's own table (what the submits counted), and the
+/// distinct game numbers stored, on SQLite.
 fn batch_sums(db: &Path) -> (u64, Totals) {
     block_on(async {
-        use sqlx::Row;
         let options = sqlx::sqlite::SqliteConnectOptions::new().filename(db);
         let pool = sqlx::SqlitePool::connect_with(options).await.unwrap();
+        sums_of!(pool)
+    })
+}
+
+/// [`batch_sums`] on PostgreSQL.
+fn batch_sums_pg(url: &str) -> (u64, Totals) {
+    block_on(async {
+        let pool = sqlx::PgPool::connect(url).await.unwrap();
+        sums_of!(pool)
+    })
+}
+
+/// The sums' queries, the same on both databases (a macro: the pools' types differ).
+macro_rules! sums_of {
+    ($pool:expr) => {{
+        use sqlx::Row;
+        let pool = $pool;
         let row = sqlx::query(
-            "SELECT COUNT(*), SUM(pairs), SUM(wins), SUM(draws), SUM(losses), SUM(penta_ll), \
-             SUM(penta_ld), SUM(penta_dd), SUM(penta_dw), SUM(penta_ww) FROM batches \
-             WHERE state = 'done'",
+            "SELECT COUNT(*), CAST(COALESCE(SUM(pairs), 0) AS BIGINT), CAST(COALESCE(SUM(wins), 0) AS BIGINT), CAST(COALESCE(SUM(draws), 0) AS BIGINT), CAST(COALESCE(SUM(losses), 0) AS BIGINT), CAST(COALESCE(SUM(penta_ll), 0) AS BIGINT), CAST(COALESCE(SUM(penta_ld), 0) AS BIGINT), CAST(COALESCE(SUM(penta_dd), 0) AS BIGINT), CAST(COALESCE(SUM(penta_dw), 0) AS BIGINT), CAST(COALESCE(SUM(penta_ww), 0) AS BIGINT) \
+             FROM batches WHERE state = 'done'",
         )
         .fetch_one(&pool)
         .await
         .unwrap();
-        let get = |i: usize| row.try_get::<Option<i64>, _>(i).unwrap().unwrap_or(0) as u64;
+        let get = |i: usize| row.try_get::<i64, _>(i).unwrap() as u64;
         let totals = Totals {
             pairs: get(1),
             wins: get(2),
@@ -105,8 +121,9 @@ fn batch_sums(db: &Path) -> (u64, Totals) {
             .unwrap();
         pool.close().await;
         (games as u64, totals)
-    })
+    }};
 }
+use sums_of;
 
 /// Three workers, one of them killed with SIGKILL every three seconds or so and restarted (under its
 /// own name every other time, so it takes its lease back, else under a new one, so the lease
@@ -363,4 +380,115 @@ fn stop_and_sigterm_reach_the_worker() {
     );
     let run = &queued(&db)[1];
     assert_eq!((run.batches.leased, run.batches.open), (0, 2), "{run:?}");
+}
+
+/// On PostgreSQL, as the fleet runs it: three workers, one of them through a TCP proxy that is
+/// cut for longer than a lease and then restored, and the database server itself restarted
+/// under load. Nothing is lost or counted twice, and the verdict and its totals are one
+/// machine's.
+#[test]
+fn a_restarted_database_and_a_cut_off_worker_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config(dir.path(), 40);
+    let local = arbiter(
+        &["match", "sprt.toml", "--store", "local.db", "--quiet"],
+        dir.path(),
+    );
+    assert!(
+        // H1 0, H0 1, no decision in the pairs planned 3.
+        matches!(local.status.code(), Some(0 | 1 | 3)),
+        "{}",
+        text(&local.stderr)
+    );
+    let (local_totals, local_state) = block_on(async {
+        let store = Store::open(&Location::parse(
+            &dir.path().join("local.db").display().to_string(),
+        ))
+        .await
+        .unwrap();
+        let run = store.find_run_by_name("fleet-sprt").await.unwrap().unwrap();
+        (store.totals(run.id).await.unwrap(), run.state)
+    });
+
+    let cluster = arbiter_pgtest::Cluster::start().expect("a throwaway PostgreSQL cluster");
+    let db = cluster.database("fleet").unwrap();
+    let proxy = arbiter_pgtest::CutProxy::start(cluster.addr()).unwrap();
+    let through_proxy = proxy.url(&db);
+    let submitted = arbiter(
+        &[
+            "submit",
+            config.to_str().unwrap(),
+            "--db",
+            &db,
+            "--batch-pairs",
+            "2",
+        ],
+        dir.path(),
+    );
+    assert!(submitted.status.success(), "{}", text(&submitted.stderr));
+
+    let log = dir.path().join("workers.log");
+    let mut workers = vec![
+        worker(&through_proxy, "cut-off", dir.path(), &log),
+        worker(&db, "direct-1", dir.path(), &log),
+        worker(&db, "direct-2", dir.path(), &log),
+    ];
+    let progress = |db: &str| queued(db).first().map_or(0, |r| r.batches.done);
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let wait_for = |what: &str, done: &dyn Fn() -> bool| {
+        while !done() {
+            assert!(
+                Instant::now() < deadline,
+                "{what} did not happen in 5 minutes:\n{}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    };
+    wait_for("a first batch", &|| progress(&db) >= 1);
+    // The cut-off worker holds a lease (or is about to claim one) when the cut comes; it lasts
+    // twice the 3-second lease, so another worker takes that batch over.
+    proxy.cut();
+    std::thread::sleep(Duration::from_secs(6));
+    proxy.restore();
+    let before = progress(&db);
+    wait_for("a batch after the cut", &|| progress(&db) > before);
+    cluster.restart().expect("restart the database");
+    let finished = loop {
+        let runs = queued(&db);
+        if let Some(run) = runs
+            .iter()
+            .find(|r| !matches!(r.run.state, RunState::Running))
+        {
+            break run.clone();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the fleet did not finish in 5 minutes:\n{}",
+            std::fs::read_to_string(&log).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    };
+    for child in &mut workers {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    let log = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        log.contains("database: "),
+        "no worker noticed the database go away:\n{log}"
+    );
+    match finished.run.state {
+        RunState::Finished { verdict } => {
+            assert_eq!(local_state, RunState::Finished { verdict }, "{log}")
+        }
+        RunState::Running => unreachable!(),
+    }
+    assert_eq!(finished.prefix.totals, local_totals, "{log}");
+    let (games, batches) = batch_sums_pg(&db);
+    assert_eq!(
+        batches, finished.totals,
+        "the batches' tallies are the run's totals"
+    );
+    assert_eq!(games, finished.totals.games(), "every game stored once");
 }

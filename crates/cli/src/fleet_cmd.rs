@@ -352,6 +352,7 @@ fn event_line(event: &WorkerEvent) -> Option<String> {
                 lease.sequence, lease.run
             )
         }
+        WorkerEvent::Unreachable(what) => format!("database: {what}"),
         WorkerEvent::Idle => return None,
         WorkerEvent::Game(Event::Warning(text)) => format!("warning: {text}"),
         WorkerEvent::Game(_) => return None,

@@ -296,6 +296,8 @@ pub enum WorkerEvent {
     Dropped(Lease, String),
     /// Nothing to play right now.
     Idle,
+    /// The database could not be reached (or was busy); the worker tries again.
+    Unreachable(String),
     /// A game event of the batch being played.
     Game(Event),
 }
@@ -328,14 +330,16 @@ pub async fn work(
     mut cancel: watch::Receiver<bool>,
 ) -> Result<WorkerEnd, FleetError> {
     let host = hostname();
-    let worker = store
-        .register_worker(&WorkerInfo {
-            name: options.name.clone(),
-            host,
-            cores: u32::try_from(options.concurrency).unwrap_or(u32::MAX),
-            version: env!("CARGO_PKG_VERSION").to_owned(),
-        })
-        .await?;
+    let info = WorkerInfo {
+        name: options.name.clone(),
+        host,
+        cores: u32::try_from(options.concurrency).unwrap_or(u32::MAX),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+    };
+    let worker = retrying("registering", events, &cancel, || {
+        store.register_worker(&info)
+    })
+    .await?;
     let _ = events.send(WorkerEvent::Registered(worker));
     let lease_ms = i64::try_from(options.lease.as_millis()).unwrap_or(i64::MAX);
     let mut excluded: Vec<RunId> = Vec::new();
@@ -344,7 +348,16 @@ pub async fn work(
         if *cancel.borrow() {
             break WorkerEnd::Stopped;
         }
-        let Some(lease) = store.claim_batch(worker, lease_ms, &excluded).await? else {
+        let claimed = retrying("claiming a batch", events, &cancel, || {
+            store.claim_batch(worker, lease_ms, &excluded)
+        })
+        .await;
+        let claimed = match claimed {
+            Ok(claimed) => claimed,
+            Err(_) if *cancel.borrow() => break WorkerEnd::Stopped,
+            Err(e) => return Err(e),
+        };
+        let Some(lease) = claimed else {
             let _ = events.send(WorkerEvent::Idle);
             if options.exit_when_idle {
                 break WorkerEnd::Idle;
@@ -358,10 +371,17 @@ pub async fn work(
             if let Some(old) = prepared.take() {
                 old.players.shutdown().await;
             }
-            match prepare(&store, lease.run, options).await {
+            let ready = retrying("reading the run", events, &cancel, || {
+                prepare(&store, lease.run, options)
+            })
+            .await?;
+            match ready {
                 Ok(ready) => prepared = Some(ready),
                 Err(reason) => {
-                    store.release_batch(&lease).await?;
+                    retrying("releasing a batch", events, &cancel, || {
+                        store.release_batch(&lease)
+                    })
+                    .await?;
                     excluded.push(lease.run);
                     let _ = events.send(WorkerEvent::Refused {
                         run: lease.run,
@@ -378,24 +398,39 @@ pub async fn work(
         match play_batch(&store, ready, &lease, options, events, &mut cancel).await? {
             BatchEnd::Played(pairs) => {
                 let spec = &ready.spec;
-                let mut decide = |totals: &Totals| verdict_of(spec, totals);
-                let submitted = store
-                    .submit_batch(&lease, &pairs, &ready.signatures, &mut decide)
-                    .await?;
-                let _ = events.send(WorkerEvent::Submitted(lease, submitted));
+                let submitted = retrying("submitting a batch", events, &cancel, || async {
+                    let mut decide = |totals: &Totals| verdict_of(spec, totals);
+                    store
+                        .submit_batch(&lease, &pairs, &ready.signatures, &mut decide)
+                        .await
+                })
+                .await;
+                match submitted {
+                    Ok(submitted) => {
+                        let _ = events.send(WorkerEvent::Submitted(lease, submitted));
+                    }
+                    // Stopped while the database was away: whoever claims the batch after its
+                    // lease plays it again.
+                    Err(_) if *cancel.borrow() => break WorkerEnd::Stopped,
+                    Err(e) => return Err(e),
+                }
             }
             BatchEnd::Dropped(why) => {
                 let _ = events.send(WorkerEvent::Dropped(lease, why));
             }
             BatchEnd::Stopped(why) => {
-                store.release_batch(&lease).await?;
+                // Given back at once if the database answers; else its lease runs out.
+                let _ = store.release_batch(&lease).await;
                 let _ = events.send(WorkerEvent::Dropped(lease, why));
                 break WorkerEnd::Stopped;
             }
             BatchEnd::Fault(reason) => {
                 // `recover = false`: the run stops on an engine's fault. This worker gives the
                 // batch back and leaves the run; the next worker's engines may hold.
-                store.release_batch(&lease).await?;
+                retrying("releasing a batch", events, &cancel, || {
+                    store.release_batch(&lease)
+                })
+                .await?;
                 excluded.push(lease.run);
                 let _ = events.send(WorkerEvent::Refused {
                     run: lease.run,
@@ -410,6 +445,42 @@ pub async fn work(
     Ok(end)
 }
 
+/// Calls `op` until it succeeds, retrying the store's transient errors (the database restarted,
+/// unreachable, busy) with backoff from a quarter of a second to ten seconds and saying so in
+/// `events`; any other error, or `cancel`, ends it. A worker outlives its database's restarts
+/// and network cuts: what it holds is either submitted once it can be, or played again by
+/// another worker after its lease.
+async fn retrying<T, F, Fut>(
+    what: &str,
+    events: &mpsc::UnboundedSender<WorkerEvent>,
+    cancel: &watch::Receiver<bool>,
+    mut op: F,
+) -> Result<T, FleetError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, StoreError>>,
+{
+    let mut wait = Duration::from_millis(250);
+    let mut cancel = cancel.clone();
+    loop {
+        match op().await {
+            Ok(value) => return Ok(value),
+            Err(e) if e.is_transient() && !*cancel.borrow() => {
+                let _ = events.send(WorkerEvent::Unreachable(format!(
+                    "{what}: {e}; trying again in {:.1} s",
+                    wait.as_secs_f64()
+                )));
+                tokio::select! {
+                    _ = tokio::time::sleep(wait) => {}
+                    _ = cancel.changed() => {}
+                }
+                wait = (wait * 2).min(Duration::from_secs(10));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
 /// The SPRT's verdict on a prefix's totals, as the store's submit asks it.
 fn verdict_of(spec: &MatchSpec, totals: &Totals) -> Option<RunOutcome> {
     match sprt_status(spec, totals).ok().flatten()?.state {
@@ -420,10 +491,36 @@ fn verdict_of(spec: &MatchSpec, totals: &Totals) -> Option<RunOutcome> {
 }
 
 /// Resolves stored run `run` on this worker: its files written under the scratch folder, its
-/// configuration read with them, its engines' signatures compared with the run's. The error is
-/// why this worker cannot play it.
-async fn prepare(store: &Store, run: RunId, options: &WorkerOptions) -> Result<Prepared, String> {
-    let found = store.run(run).await.map_err(|e| e.to_string())?;
+/// configuration read with them, its engines' signatures compared with the run's. The inner
+/// error is why this worker cannot play it; the outer one, the store's.
+async fn prepare(
+    store: &Store,
+    run: RunId,
+    options: &WorkerOptions,
+) -> Result<Result<Prepared, String>, StoreError> {
+    let found = store.run(run).await?;
+    let files = store.run_files(run).await?;
+    let stored = match prepare_here(&found, files, options) {
+        Ok(here) => here,
+        Err(reason) => return Ok(Err(reason)),
+    };
+    let signatures = store.adopt_signatures(run, &stored.mine).await?;
+    Ok(stored.finish(&found, &signatures, options))
+}
+
+/// A run's configuration resolved against its stored files, and this worker's engine
+/// signatures, before they are compared with the run's.
+struct Resolved {
+    checked: CheckedConfig,
+    mine: Vec<String>,
+}
+
+fn prepare_here(
+    found: &arbiter_store::Run,
+    files: Vec<RunFile>,
+    options: &WorkerOptions,
+) -> Result<Resolved, String> {
+    let run = found.id;
     let mut config =
         RunConfig::parse(&found.spec.config, &format!("run {run}")).map_err(|e| e.to_string())?;
     // A worker writes no exports: the games are in the database.
@@ -434,7 +531,7 @@ async fn prepare(store: &Store, run: RunId, options: &WorkerOptions) -> Result<P
     config.log = None;
     let folder = options.scratch.join(format!("run-{run}"));
     let mut placed: HashMap<String, PathBuf> = HashMap::new();
-    for file in store.run_files(run).await.map_err(|e| e.to_string())? {
+    for file in files {
         let path = folder.join(safe_relative(&file.name));
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
@@ -481,38 +578,48 @@ async fn prepare(store: &Store, run: RunId, options: &WorkerOptions) -> Result<P
             Program::Staunton { .. } => Ok(staunton_signature()),
         })
         .collect::<Result<_, String>>()?;
-    let stored = store
-        .adopt_signatures(run, &mine)
-        .await
-        .map_err(|e| e.to_string())?;
-    for ((engine, mine), theirs) in checked.engines.iter().zip(&mine).zip(&stored) {
-        if let Some(theirs) = theirs.as_ref().filter(|theirs| *theirs != mine) {
-            return Err(format!(
-                "engine {} here is {mine}, but run {run} plays {theirs}",
-                engine.name
-            ));
+    Ok(Resolved { checked, mine })
+}
+
+impl Resolved {
+    /// Compared with the run's signatures `stored`, and resolved to play.
+    fn finish(
+        self,
+        found: &arbiter_store::Run,
+        stored: &[Option<String>],
+        options: &WorkerOptions,
+    ) -> Result<Prepared, String> {
+        let Resolved { checked, mine } = self;
+        let run = found.id;
+        for ((engine, mine), theirs) in checked.engines.iter().zip(&mine).zip(stored) {
+            if let Some(theirs) = theirs.as_ref().filter(|theirs| *theirs != mine) {
+                return Err(format!(
+                    "engine {} here is {mine}, but run {run} plays {theirs}",
+                    engine.name
+                ));
+            }
         }
+        let signatures = serde_json::to_string(
+            &checked
+                .engines
+                .iter()
+                .map(|e| e.name.as_str())
+                .zip(&mine)
+                .collect::<std::collections::BTreeMap<_, _>>(),
+        )
+        .unwrap_or_default();
+        let mut spec = checked
+            .resolve(Path::new("."), found.spec.seed)
+            .map_err(|e| e.to_string())?;
+        spec.concurrency = options.concurrency.max(1);
+        Ok(Prepared {
+            run,
+            name: found.spec.name.clone(),
+            spec,
+            signatures,
+            players: Arc::new(Players::default()),
+        })
     }
-    let signatures = serde_json::to_string(
-        &checked
-            .engines
-            .iter()
-            .map(|e| e.name.as_str())
-            .zip(&mine)
-            .collect::<std::collections::BTreeMap<_, _>>(),
-    )
-    .unwrap_or_default();
-    let mut spec = checked
-        .resolve(Path::new("."), found.spec.seed)
-        .map_err(|e| e.to_string())?;
-    spec.concurrency = options.concurrency.max(1);
-    Ok(Prepared {
-        run,
-        name: found.spec.name,
-        spec,
-        signatures,
-        players: Arc::new(Players::default()),
-    })
 }
 
 /// A stored file's name as a path inside the scratch folder: no root, no `..`, so a name from

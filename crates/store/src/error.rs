@@ -223,6 +223,37 @@ pub enum StoreError {
     },
 }
 
+impl StoreError {
+    /// Whether the same call may succeed if made again later: the database could not be
+    /// reached, restarted, or was busy (a connection lost or refused, a pool that timed out,
+    /// PostgreSQL's connection exceptions and shutdowns, a serialization failure or deadlock,
+    /// SQLite's busy file). A worker retries these with backoff; every other error is the same
+    /// the next time and is reported.
+    pub fn is_transient(&self) -> bool {
+        let StoreError::Database { cause, .. } = self else {
+            return false;
+        };
+        match cause {
+            sqlx::Error::Io(_)
+            | sqlx::Error::Tls(_)
+            | sqlx::Error::Protocol(_)
+            | sqlx::Error::PoolTimedOut
+            | sqlx::Error::PoolClosed
+            | sqlx::Error::WorkerCrashed => true,
+            sqlx::Error::Database(e) => e.code().is_some_and(|code| {
+                code.starts_with("08")
+                    || matches!(
+                        code.as_ref(),
+                        "57P01" | "57P02" | "57P03" | "40001" | "40P01" | "53300"
+                    )
+                    // SQLite: SQLITE_BUSY and its extended codes.
+                    || matches!(code.as_ref(), "5" | "261" | "517" | "773" | "6" | "262")
+            }),
+            _ => false,
+        }
+    }
+}
+
 /// The store's result type.
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
