@@ -28,6 +28,8 @@ macro_rules! out {
 #[cfg(test)]
 mod architecture;
 mod datagen_cmd;
+#[cfg(test)]
+mod distributed_docs;
 mod fleet_cmd;
 mod match_cmd;
 mod perft_cmd;

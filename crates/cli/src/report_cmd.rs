@@ -13,8 +13,8 @@ use arbiter_store::{Location, RunId, Store, StoreError};
 pub struct ReportArgs {
     /// The run, by id or name (as `arbiter match --resume` takes it).
     run: String,
-    /// The database holding the run.
-    #[arg(long, default_value = "arbiter.db")]
+    /// The database holding the run (`--db`, as the fleet's commands name it, is the same).
+    #[arg(long, visible_alias = "db", default_value = "arbiter.db")]
     store: String,
     /// Where to write the report (default: report-RUN/).
     #[arg(long)]
