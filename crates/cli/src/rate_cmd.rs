@@ -25,8 +25,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context};
+use arbiter_records::standings::{rating_notes, rating_table};
 use arbiter_rules::pgn::{GameTags, TagReader};
-use arbiter_runner::standings::{rating_notes, rating_table};
 use arbiter_stats::{rate, Anchor, Encounter, RatingList, StatsError, Trinomial};
 use serde_json::{json, Value};
 

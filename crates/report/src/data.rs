@@ -2,9 +2,9 @@
 
 use std::collections::BTreeMap;
 
+use arbiter_records::entries::{book_entry, GameEntry, MoveTime};
 use arbiter_rules::Termination;
 use arbiter_runner::config::RunConfig;
-use arbiter_runner::records::{GameEntry, MoveTime};
 use arbiter_stats::{EloModel, Sprt};
 use arbiter_store::{
     CommittedPair, GameResult, Run, RunFacts, RunId, RunKind, Store, StoredGame, Totals,
@@ -222,7 +222,7 @@ impl GameFacts {
             // The book line as the PGN's BookEntry names it (`quick.epd:34`), without the
             // folders of the machine that played it.
             Some(e) => (
-                arbiter_runner::render::book_entry(&e.opening),
+                book_entry(&e.opening),
                 e.move_ms.len(),
                 e.move_ms.iter().sum(),
             ),

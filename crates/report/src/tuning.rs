@@ -13,10 +13,9 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use arbiter_records::spsa::{option_value, stored_theta, Hyper, ParamKind, SpsaParam, SpsaSetup};
 use arbiter_runner::config::{EngineConfig, RunConfig};
 use arbiter_store::{Run, RunId, RunOutcome, RunState, Store, TuningMethod};
-use arbiter_tune::spsa::{Hyper, ParamKind, Spsa, SpsaParam};
-use arbiter_tune::spsa_run::{option_value, stored_theta, SpsaSetup};
 use serde::Serialize;
 
 use crate::charts::{self, Ink, Line, LineChart};
@@ -200,7 +199,7 @@ pub struct ParamRow {
 impl ParamRow {
     /// As `arbiter tune spsa` shows the value (the tuning crate's one rule).
     fn shown(&self, value: f64) -> String {
-        arbiter_tune::spsa::shown(&self.name, self.kind, value)
+        arbiter_records::spsa::shown(&self.name, self.kind, value)
     }
 }
 
@@ -264,13 +263,11 @@ impl TuningReport {
                 }
             })
             .collect();
-        let steps_planned = Spsa::new(setup.params.clone(), setup.hyper.clone())
-            .map_err(|e| ReportError::Tuning {
-                run: data.run.id.get(),
-                what: "set-up",
-                reason: e.to_string(),
-            })?
-            .steps();
+        let steps_planned = setup.steps_planned().ok_or_else(|| ReportError::Tuning {
+            run: data.run.id.get(),
+            what: "set-up",
+            reason: "pairs_per_step must be at least 1".to_owned(),
+        })?;
         let sum = |count: fn(&StepPoint) -> u64| data.steps.iter().map(count).sum::<u64>();
         let charts = params
             .iter()
