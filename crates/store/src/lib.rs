@@ -445,4 +445,21 @@ impl Store {
     pub async fn close(self) {
         with_repo!(self, repo => repo.close().await)
     }
+
+    /// Stores the facts of a run created before the store kept them (schema 6), computed from
+    /// its stored configuration by the runner (`arbiter_runner::lifecycle::older_run_facts`),
+    /// so that every later reader finds them as a new run's. Facts already stored are never
+    /// overwritten: they were decided when the run was created, by the check of that day.
+    /// Returns whether it wrote them. An unknown run is [`StoreError::UnknownRun`].
+    pub async fn fill_facts(&self, run: RunId, facts: &RunFacts) -> Result<bool> {
+        with_repo!(self, repo => repo.fill_facts(run, facts).await)
+    }
+
+    /// Links `run`, a confirmation SPRT created before the store kept the link, to the tuning
+    /// run `confirms` it confirms, so that [`Store::confirmations`] finds it. A link already
+    /// stored is never changed. Returns whether it wrote one; an unknown run is
+    /// [`StoreError::UnknownRun`], an unknown `confirms` the database's foreign key error.
+    pub async fn link_confirmation(&self, run: RunId, confirms: RunId) -> Result<bool> {
+        with_repo!(self, repo => repo.link_confirmation(run, confirms).await)
+    }
 }
