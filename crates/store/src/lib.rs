@@ -212,7 +212,7 @@ use std::collections::BTreeSet;
 use futures_util::stream::BoxStream;
 
 pub use error::{Result, StoreError};
-pub use facts::{Clock, RunFacts, RunKind, SampleModel, SprtFacts};
+pub use facts::{Clock, RunFacts, RunKind, SampleModel, SprtFacts, Upgrade};
 pub use location::Location;
 pub use model::{
     Committed, CommittedPair, CommittedStep, GameResult, GameRow, PairKey, PairRecord, PairTally,
@@ -461,5 +461,17 @@ impl Store {
     /// [`StoreError::UnknownRun`], an unknown `confirms` the database's foreign key error.
     pub async fn link_confirmation(&self, run: RunId, confirms: RunId) -> Result<bool> {
         with_repo!(self, repo => repo.link_confirmation(run, confirms).await)
+    }
+
+    /// Writes what `upgrade` supplies ([`Store::fill_facts`], [`Store::link_confirmation`]),
+    /// never overwriting what is stored.
+    pub async fn upgrade(&self, upgrade: &Upgrade) -> Result<()> {
+        for (run, facts) in &upgrade.facts {
+            self.fill_facts(*run, facts).await?;
+        }
+        for (confirmation, tuning) in &upgrade.confirms {
+            self.link_confirmation(*confirmation, *tuning).await?;
+        }
+        Ok(())
     }
 }
