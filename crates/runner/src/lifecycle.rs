@@ -2,8 +2,10 @@
 //! spsa` and `datagen`: find the stored run a configuration names and resume it, or start the
 //! next one (`NAME`, `NAME-2`, ... each with a seed of its own, stored so that it replays);
 //! refuse to continue a run with a configuration whose games would differ; hold the run's lock
-//! while it plays; lay out the export files before the first game; and say what a verdict means
-//! as an exit status. The binary parses arguments, calls these and prints.
+//! while it plays; lay out the export files before the first game; say what a verdict means
+//! as an exit status; and give a run an older arbiter stored what this one reads (its facts,
+//! a confirmation's link), from what it stored. The binary parses arguments, calls these and
+//! prints.
 //!
 //! Nothing here plays a game or prints a line: a coordinator that queues runs for a fleet opens
 //! them the same way.

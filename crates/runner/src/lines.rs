@@ -1,7 +1,8 @@
 //! Every line arbiter prints about a run: cutechess's `Started game`, `Finished game` and
 //! `Score of` lines and rating block (so existing parsers keep working), fastchess's result
 //! block and per-engine lines, the progress bar's note, and the number formats they share.
-//! Text over the runner's records and the store's totals; the CLI decides where each goes.
+//! Text over the typed records (`arbiter_records`) and the store's totals; the CLI decides
+//! where each goes.
 
 use arbiter_stats::{estimate, Pentanomial, Sample, Sprt, SprtState, SprtStatus, Trinomial};
 use arbiter_store::{GameResult, GameRow, RunId, Store, StoreError, Totals};

@@ -342,7 +342,7 @@ impl Store {
 
     /// The runs created as confirmations of `run` (an SPSA run's SPRT of its tuned values
     /// against the start), oldest first; none for a run without one, or whose confirmation was
-    /// created before migration 6 stored the link.
+    /// created before migration 6 stored the link (until [`Store::link_confirmation`] adds it).
     pub async fn confirmations(&self, run: RunId) -> Result<Vec<Run>> {
         with_repo!(self, repo => repo.confirmations(run).await)
     }
