@@ -163,7 +163,7 @@ pub struct ParamRow {
 }
 
 impl ParamRow {
-    /// As `arbiter tune spsa` shows the value (the tuning crate's one rule).
+    /// As `arbiter tune spsa` shows the value (the records crate's one rule).
     fn shown(&self, value: f64) -> String {
         arbiter_records::spsa::shown(&self.name, self.kind, value)
     }
