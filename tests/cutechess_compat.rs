@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Output;
 
 use crate::common::{self, text, BOOK};
-use arbiter_runner::records::{self, GameEntry, RunOutcome, RunSummary};
+use arbiter_records::entries::{self, GameEntry, RunOutcome, RunSummary};
 use arbiter_store::{Location, Store};
 use futures_util::StreamExt;
 
@@ -551,7 +551,7 @@ fn single_games_each_take_their_own_opening_with_trinomial_statistics() {
         let game: GameEntry = serde_json::from_str(line).unwrap();
         assert_eq!(
             (game.schema, game.game),
-            (records::SCHEMA, index as u64 + 1)
+            (entries::SCHEMA, index as u64 + 1)
         );
         // Issue 18, item 15: the JSON names the opening as the PGN does (`quick.epd:3`), not
         // by the book's absolute path.

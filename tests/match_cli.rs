@@ -166,7 +166,7 @@ fn game_records_keep_each_moves_clock_and_the_engines_own_time() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
     let jsonl = std::fs::read_to_string(dir.path().join("games.jsonl")).unwrap();
-    let games: Vec<arbiter_runner::records::GameEntry> = jsonl
+    let games: Vec<arbiter_records::entries::GameEntry> = jsonl
         .lines()
         .filter(|line| line.contains("\"type\":\"game\""))
         .map(|line| serde_json::from_str(line).unwrap())

@@ -846,8 +846,22 @@ fn a_run_whose_stored_configuration_no_longer_checks_is_reported_from_its_facts(
     assert_eq!(s["model"], "pentanomial");
 }
 
+/// Run 1's facts as the store holds them (none for a run stored before schema 6).
+fn stored_facts(db: &Path) -> Option<arbiter_store::RunFacts> {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let store = Store::open_read_only(&Location::parse(&db.display().to_string()))
+            .await
+            .unwrap();
+        let facts = store.run(RunId::new(1)).await.unwrap().spec.facts;
+        store.close().await;
+        facts
+    })
+}
+
 /// A store written at schema 5, before runs kept their facts: `arbiter report` upgrades it in
-/// place and reports its run from the stored configuration, as before; when that text no
+/// place, giving the run the facts its stored configuration says (issue 19: the upgrade is the
+/// store's, not re-derived by every report), and reports it as before. When that text no
 /// longer checks either, the error names the run and why, and the command exits 2.
 #[test]
 fn a_run_stored_before_its_facts_is_reported_from_its_configuration() {
@@ -856,6 +870,7 @@ fn a_run_stored_before_its_facts_is_reported_from_its_configuration() {
     let db = dir.path().join("runs.db");
     let (code, current, stderr) = json_report(dir.path());
     assert_eq!(code, Some(0), "{stderr}");
+    let created = stored_facts(&db).expect("a new run's facts");
 
     // The file as schema 5 left it: no facts, no link, no migration 6.
     raw_sql(
@@ -867,8 +882,22 @@ fn a_run_stored_before_its_facts_is_reported_from_its_configuration() {
     let (code, old, stderr) = json_report(dir.path());
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(old, current, "the same report from the configuration");
+    assert!(
+        stderr.is_empty(),
+        "a writable store is upgraded quietly: {stderr}"
+    );
+    assert_eq!(
+        stored_facts(&db),
+        Some(created),
+        "the report stored the facts the run was created with"
+    );
 
     raw_sql(&db, REFUSED_CONFIG);
+    let (code, upgraded, stderr) = json_report(dir.path());
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(upgraded, current, "the stored facts, not the edited text");
+
+    raw_sql(&db, "UPDATE runs SET facts = NULL WHERE id = 1");
     let (code, _, stderr) = json_report(dir.path());
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
@@ -878,4 +907,40 @@ fn a_run_stored_before_its_facts_is_reported_from_its_configuration() {
         ) && stderr.contains("elo0 (0) must be below elo1 (-10)"),
         "{stderr}"
     );
+    assert_eq!(
+        stored_facts(&db),
+        None,
+        "nothing stored for a text that does not read"
+    );
+}
+
+/// `arbiter report` never needs to write: an older run in a store that refuses writes (here a
+/// trigger, as a read-only replica or a file the user may not write would) is reported from
+/// facts computed in memory, the same report, with a warning that the store was left as it was.
+#[test]
+fn an_older_run_in_a_store_that_cannot_be_written_is_still_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    play_match(dir.path());
+    let db = dir.path().join("runs.db");
+    let (code, current, stderr) = json_report(dir.path());
+    assert_eq!(code, Some(0), "{stderr}");
+
+    raw_sql(
+        &db,
+        "UPDATE runs SET facts = NULL WHERE id = 1; \
+         CREATE TRIGGER read_only BEFORE UPDATE ON runs \
+         BEGIN SELECT RAISE(ABORT, 'this store is read-only'); END;",
+    );
+    let (code, report, stderr) = json_report(dir.path());
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        report, current,
+        "the same report from facts computed in memory"
+    );
+    assert!(
+        stderr.starts_with("warning: run 1 was stored by an older arbiter")
+            && stderr.contains("this store is read-only"),
+        "{stderr}"
+    );
+    assert_eq!(stored_facts(&db), None, "the store is as it was");
 }

@@ -212,6 +212,20 @@ fn the_confirmation_is_found_by_its_stored_link() {
     let (_, _, json) = report(dir.path(), "tune", "named");
     assert_eq!(json["confirmation"]["name"], *confirmation.spec.name);
     assert_eq!(json["confirmation"]["games"], 6);
+    // ... and the report stored the link it found, so that the store says it from now on.
+    let confirms = runtime.block_on(async {
+        let store = Store::open_read_only(&Location::parse(&db.display().to_string()))
+            .await
+            .unwrap();
+        let linked = store.confirmations(tuning.id).await.unwrap();
+        store.close().await;
+        linked.iter().map(|r| r.id).collect::<Vec<_>>()
+    });
+    assert_eq!(
+        confirms,
+        [confirmation.id],
+        "the link, stored by the report"
+    );
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::common::{arbiter, text, BOOK};
-use arbiter_runner::records::RunSummary;
+use arbiter_records::entries::RunSummary;
 use arbiter_store::{Location, Store};
 use futures_util::StreamExt;
 

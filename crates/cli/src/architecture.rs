@@ -110,3 +110,26 @@ fn the_crate_table_matches_the_manifests_and_runs_bottom_up() {
     }
     assert_eq!(above.len(), crates.len());
 }
+
+/// Issue 19: the report reads what the runner and the tuner stored (the records crate's types,
+/// the store's facts), so it builds and changes without them; and the records it reads do not
+/// reach back into their writers. Neither manifest may list them, not even for its tests.
+#[test]
+fn the_report_and_the_records_depend_on_neither_the_runner_nor_the_tuner() {
+    for krate in ["report", "records"] {
+        let path = root().join("crates").join(krate).join("Cargo.toml");
+        let text = std::fs::read_to_string(&path).expect("the crate's Cargo.toml");
+        let manifest: toml::Table = toml::from_str(&text).expect("a Cargo.toml");
+        for section in ["dependencies", "dev-dependencies", "build-dependencies"] {
+            let listed = manifest.get(section).and_then(|d| d.as_table());
+            for writer in ["arbiter-runner", "arbiter-tune"] {
+                assert!(
+                    listed.is_none_or(|d| !d.contains_key(writer)),
+                    "{}: [{section}] lists {writer}; the {krate} crate reads records, not \
+                     their writers",
+                    path.display()
+                );
+            }
+        }
+    }
+}

@@ -18,6 +18,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
+use arbiter_records::standings::{self, PairingResult, Standings};
 use arbiter_report::{Format, Report, RunData};
 use arbiter_rules::Color;
 use arbiter_runner::commlog::Level;
@@ -29,7 +30,6 @@ use arbiter_runner::play::Event;
 use arbiter_runner::player::PlayerKind;
 use arbiter_runner::sinks::{run_match, Summary, Verdict};
 use arbiter_runner::spec::MatchSpec;
-use arbiter_runner::standings::{self, PairingResult, Standings};
 use arbiter_stats::SprtStatus;
 use arbiter_store::{Location, RunId, Store, Totals};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -926,7 +926,7 @@ impl LiveReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arbiter_runner::standings::{standings, PairingResult};
+    use arbiter_records::standings::{standings, PairingResult};
     use arbiter_store::Totals;
 
     /// Issue 18, item 15: before any game the progress bar named a leader "+0 +/- 0 Elo over

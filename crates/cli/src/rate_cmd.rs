@@ -1,7 +1,7 @@
 //! `arbiter rate FILE.pgn...`: a rating list from the games of any PGN files, arbiter's own or
 //! other tools' (cutechess, fastchess, Ordo's and BayesElo's inputs), printed as cutechess
 //! prints a tournament's standings. The ratings are `arbiter_stats::rate`'s and the table is a
-//! tournament's ([`arbiter_runner::standings`]); this module reads the files and prints.
+//! tournament's ([`arbiter_records::standings`]); this module reads the files and prints.
 //!
 //! The files are read by [`arbiter_rules::pgn::TagReader`], which reads the tags a rating needs
 //! and skips the moves by their lexical structure: a list is made from files of 100,000 games
@@ -25,8 +25,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context};
+use arbiter_records::standings::{rating_notes, rating_table};
 use arbiter_rules::pgn::{GameTags, TagReader};
-use arbiter_runner::standings::{rating_notes, rating_table};
 use arbiter_stats::{rate, Anchor, Encounter, RatingList, StatsError, Trinomial};
 use serde_json::{json, Value};
 

@@ -7,7 +7,8 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 use arbiter_report::{Format, Report, RunData, TuningData, TuningReport};
-use arbiter_store::{Location, RunId, Store, StoreError};
+use arbiter_runner::lifecycle;
+use arbiter_store::{Location, RunId, Store, StoreError, Upgrade};
 
 #[derive(clap::Args)]
 pub struct ReportArgs {
@@ -94,10 +95,30 @@ async fn load(args: &ReportArgs) -> anyhow::Result<Loaded> {
     let Some(found) = found else {
         bail!("run {key}: no such run in {location}")
     };
-    let data = match TuningData::load(&store, found.id).await? {
+    // A run stored by an older arbiter lacks what this build reads (its facts; a tuning run's
+    // link to its confirmation): computed from what it stored, written back when the store can
+    // be written (opened for writing only then), else only read through.
+    let upgrade = lifecycle::older_run_upgrade(&store, &found).await?;
+    if !upgrade.is_empty() {
+        if let Err(err) = store_upgrade(location, &upgrade).await {
+            eprintln!(
+                "warning: run {key} was stored by an older arbiter: reported from what it \
+                 stored, without upgrading the store ({err:#})"
+            );
+        }
+    }
+    let data = match TuningData::load_with(&store, found.id, &upgrade).await? {
         Some(tuning) => Loaded::Tuning(tuning),
-        None => Loaded::Match(RunData::load(&store, found.id).await?),
+        None => Loaded::Match(RunData::load_with(&store, found.id, &upgrade).await?),
     };
     store.close().await;
     Ok(data)
+}
+
+/// Writes `upgrade` into the store at `location`, opened for writing for that alone.
+async fn store_upgrade(location: &str, upgrade: &Upgrade) -> anyhow::Result<()> {
+    let store = Store::open_existing(&Location::parse(location)).await?;
+    let written = store.upgrade(upgrade).await;
+    store.close().await;
+    Ok(written?)
 }

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
+use arbiter_records::spsa::option_value;
 use arbiter_runner::config::RunConfig;
 use arbiter_runner::play::Event;
 use arbiter_runner::player::{PlayerKind, PlayerSpec};
@@ -23,7 +24,7 @@ use arbiter_store::{
     Location, Pairing, RunFacts, RunId, RunKind, RunSpec, RunState, Store, Totals,
 };
 use arbiter_tune::spsa::{Spsa, SpsaParam};
-use arbiter_tune::spsa_run::{self, option_value, SpsaConfig, SpsaSetup, StepDone};
+use arbiter_tune::spsa_run::{self, SpsaConfig, StepDone};
 use tokio::sync::mpsc;
 
 use arbiter_runner::lifecycle::{fresh_seed, lineage};
@@ -99,7 +100,7 @@ async fn tune(args: &SpsaArgs) -> anyhow::Result<Option<(RunConfig, RunId)>> {
         .await?;
     }
     let spsa = Spsa::new(params, config.hyper(spec.concurrency))?;
-    let setup = SpsaSetup::of(&spsa).tuning_setup();
+    let setup = spsa.setup().tuning_setup();
     // The confirmation's own settings (its SPRT bounds) are judged now, not after the tuning.
     if let Some(confirm) = &config.spsa.confirm {
         confirm_config(&config, confirm, &base, "", &spsa, &spsa.start())
@@ -310,7 +311,7 @@ async fn confirmation_pending(
     let Some(confirm) = &config.spsa.confirm else {
         return Ok(false);
     };
-    let setup = SpsaSetup::of(spsa).tuning_setup();
+    let setup = spsa.setup().tuning_setup();
     if store.tuning_setup(run.id).await? != Some(setup) {
         return Ok(false);
     }

@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant, SystemTime};
 
-use arbiter_runner::records::{EntryKind, GameEntry, SCHEMA};
+use arbiter_records::entries::{EntryKind, GameEntry, SCHEMA};
 use arbiter_store::{
     GameResult, GameRow, Location, PairKey, PairRecord, PairTally, RunId, RunSpec, Store,
 };

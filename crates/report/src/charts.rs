@@ -9,7 +9,7 @@
 
 use std::error::Error;
 
-use arbiter_runner::standings::{Crosstable, Standings};
+use arbiter_records::standings::{Crosstable, Standings};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};

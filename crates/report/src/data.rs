@@ -2,12 +2,11 @@
 
 use std::collections::BTreeMap;
 
+use arbiter_records::entries::{book_entry, GameEntry, MoveTime};
 use arbiter_rules::Termination;
-use arbiter_runner::config::RunConfig;
-use arbiter_runner::records::{GameEntry, MoveTime};
 use arbiter_stats::{EloModel, Sprt};
 use arbiter_store::{
-    CommittedPair, GameResult, Run, RunFacts, RunId, RunKind, Store, StoredGame, Totals,
+    CommittedPair, GameResult, Run, RunId, RunKind, Store, StoredGame, Totals, Upgrade,
 };
 use futures_util::TryStreamExt;
 
@@ -82,13 +81,28 @@ impl RunData {
     /// What the run is (kind, model, SPRT, plan, clocks) comes from the facts stored when it
     /// was created, never from re-checking its stored configuration: a later arbiter that
     /// checks more strictly still reports every run it stored. A run created before the store
-    /// kept facts (schema 6) is read from its configuration as arbiter reads it today.
+    /// kept facts (schema 6) is [`ReportError::NoFacts`] here: see [`RunData::load_with`].
     pub async fn load(store: &Store, run: RunId) -> Result<RunData, ReportError> {
+        RunData::load_with(store, run, &Upgrade::default()).await
+    }
+
+    /// [`RunData::load`], with the facts of an older run that the store lacks supplied by the
+    /// caller (`arbiter report` computes them from the stored configuration with
+    /// `arbiter_runner::lifecycle::older_run_upgrade`, and stores them when it can write).
+    /// Stored facts always win: they were decided when the run was created.
+    pub async fn load_with(
+        store: &Store,
+        run: RunId,
+        upgrade: &Upgrade,
+    ) -> Result<RunData, ReportError> {
         let found = store.run(run).await?;
-        let facts = match &found.spec.facts {
-            Some(facts) => facts.clone(),
-            None => facts_of_an_older_run(&found)?,
-        };
+        let facts = upgrade
+            .facts_of(&found)
+            .cloned()
+            .ok_or_else(|| ReportError::NoFacts {
+                run: run.get(),
+                name: found.spec.name.clone(),
+            })?;
         let sprt = facts
             .sprt
             .as_ref()
@@ -190,20 +204,6 @@ impl RunData {
     }
 }
 
-/// The facts of a run stored before the store kept them, read from its stored configuration
-/// the one way that decides them (`CheckedConfig::facts`, as a new run's are written); a text
-/// that no longer reads is an error naming the run and why.
-fn facts_of_an_older_run(run: &Run) -> Result<RunFacts, ReportError> {
-    RunConfig::parse(&run.spec.config, &format!("run {}", run.id))
-        .and_then(|config| config.check())
-        .map(|checked| checked.facts())
-        .map_err(|source| ReportError::Config {
-            run: run.id.get(),
-            name: run.spec.name.clone(),
-            source,
-        })
-}
-
 impl GameFacts {
     /// The facts of a stored game. Its JSON record is preferred for what the row lacks (the
     /// opening's name, move times); a row without a readable record (written before records were
@@ -222,7 +222,7 @@ impl GameFacts {
             // The book line as the PGN's BookEntry names it (`quick.epd:34`), without the
             // folders of the machine that played it.
             Some(e) => (
-                arbiter_runner::render::book_entry(&e.opening),
+                book_entry(&e.opening),
                 e.move_ms.len(),
                 e.move_ms.iter().sum(),
             ),
@@ -273,7 +273,7 @@ impl GameFacts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arbiter_store::{Clock, Location, RunSpec, SampleModel, SprtFacts};
+    use arbiter_store::{Clock, Location, RunFacts, RunSpec, SampleModel, SprtFacts};
 
     fn facts(model: &str) -> RunFacts {
         RunFacts {
@@ -344,8 +344,41 @@ mod tests {
         );
     }
 
-    /// Facts a report cannot use are an error naming the run and the fact; a run without facts
-    /// and without a configuration that reads names the run too.
+    /// An older run's facts supplied by the caller are read as stored ones would be; facts the
+    /// store holds win over supplied ones (they were decided when the run was created).
+    #[tokio::test]
+    async fn an_older_runs_facts_come_from_the_caller_and_stored_facts_win() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&Location::Sqlite(dir.path().join("runs.db")))
+            .await
+            .unwrap();
+        let spec = RunSpec::head_to_head("r".into(), 1, String::new(), "a".into(), "b".into(), 4);
+        let older = store.create_run(&spec).await.unwrap();
+        let newer = store
+            .create_run(&RunSpec {
+                name: "s".into(),
+                ..spec.with_facts(facts("logistic"))
+            })
+            .await
+            .unwrap();
+        let supplied = RunFacts {
+            games_planned: 3,
+            sprt: None,
+            ..facts("normalized")
+        };
+        let upgrade = Upgrade {
+            facts: [(older, supplied.clone()), (newer, supplied)].into(),
+            ..Upgrade::default()
+        };
+        let data = RunData::load_with(&store, older, &upgrade).await.unwrap();
+        assert_eq!((data.games_planned, data.sprt.is_none()), (3, true));
+        let data = RunData::load_with(&store, newer, &upgrade).await.unwrap();
+        assert_eq!(data.games_planned, 7);
+        assert_eq!(data.sprt.map(|s| s.model()), Some(EloModel::Logistic));
+    }
+
+    /// Facts a report cannot use are an error naming the run and the fact; a run without facts,
+    /// stored or supplied, names the run too.
     #[tokio::test]
     async fn unusable_facts_and_configurations_name_the_run() {
         let spec = RunSpec::head_to_head("r".into(), 1, String::new(), "a".into(), "b".into(), 4);
@@ -357,15 +390,10 @@ mod tests {
             error.starts_with("run 1: its stored facts: unknown Elo model \"bayes\""),
             "{error}"
         );
-        let spec = RunSpec {
-            config: "rounds = \"many\"".into(),
-            ..spec
-        };
         let error = load(spec).await.unwrap_err().to_string();
         assert!(
             error.starts_with(
-                "run 1 (r) was stored before arbiter kept a run's facts, and its stored \
-                 configuration no longer reads: "
+                "run 1 (r) was stored before arbiter kept a run's facts, and none were given"
             ),
             "{error}"
         );

@@ -5,7 +5,8 @@
 //!
 //! 1. [`RunData::load`] reads everything a report needs from the store once, streaming: the
 //!    run's spec and the facts stored with it (kind, SPRT bounds, model, clocks; never a
-//!    re-check of its configuration), its pairs in commit order, the facts of
+//!    re-check of its configuration; an older run's, which the store lacks, are supplied by the
+//!    caller through [`RunData::load_with`]), its pairs in commit order, the facts of
 //!    each game from the typed JSON record (no PGN is parsed), and its totals.
 //! 2. [`series`] turns that into the numbers a chart draws (the LLR after each committed pair,
 //!    recomputed from the cumulative counts with [`arbiter_stats::Sprt::status`] exactly as the
@@ -39,18 +40,13 @@ pub enum ReportError {
     /// Reading the store failed (an unknown run, a broken database ...).
     #[error(transparent)]
     Store(#[from] arbiter_store::StoreError),
-    /// A run stored before the store kept its facts (schema 6), whose stored configuration
-    /// no longer parses or checks: nothing else says what the run was.
+    /// A run stored before the store kept its facts (schema 6), read without the facts its
+    /// stored configuration gives (see [`RunData::load_with`]).
     #[error(
-        "run {run} ({name}) was stored before arbiter kept a run's facts, and its stored \
-         configuration no longer reads: {source}"
+        "run {run} ({name}) was stored before arbiter kept a run's facts, and none were given \
+         to read it by (`arbiter report` computes them from its stored configuration)"
     )]
-    Config {
-        run: i64,
-        name: String,
-        #[source]
-        source: arbiter_runner::config::ConfigError,
-    },
+    NoFacts { run: i64, name: String },
     /// A run's stored facts cannot be used (edited by hand, or damaged).
     #[error("run {run}: its stored facts: {reason}")]
     Facts { run: i64, reason: String },

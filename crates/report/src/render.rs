@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use arbiter_runner::records::RunResults;
-use arbiter_runner::standings::{self, PairingResult, Standings, StandingsRow};
+use arbiter_records::entries::RunResults;
+use arbiter_records::standings::{self, PairingResult, Standings, StandingsRow};
 use arbiter_store::{RunOutcome, RunState};
 use serde::Serialize;
 
@@ -268,7 +268,7 @@ impl Report {
         if let Some(los) = s.results.los {
             rows.push((
                 "LOS",
-                format!("{}%", arbiter_runner::lines::percent(los, 1)),
+                format!("{}%", arbiter_records::text::percent(los, 1)),
             ));
         }
         if let (Some(nelo), Some([lo, hi])) = (s.results.nelo, s.results.nelo_ci) {

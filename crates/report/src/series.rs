@@ -501,7 +501,7 @@ pub fn time_losses(games: &[GameFacts]) -> Vec<TimeLoss> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arbiter_runner::records::MoveTime;
+    use arbiter_records::entries::MoveTime;
     use arbiter_stats::{EloModel, Pentanomial, Sample};
     use arbiter_store::{GameResult, PairKey, PairTally};
     use std::time::SystemTime;

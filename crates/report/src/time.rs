@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use arbiter_runner::records::{GameEntry, MoveTime};
+use arbiter_records::entries::{GameEntry, MoveTime};
 use arbiter_store::Clock;
 use serde::Serialize;
 
@@ -221,7 +221,7 @@ mod tests {
     fn entry(fen: &str, moves: usize, white: &str, black: &str) -> GameEntry {
         GameEntry {
             schema: 1,
-            kind: arbiter_runner::records::EntryKind::Game,
+            kind: arbiter_records::entries::EntryKind::Game,
             game: 1,
             pair: 0,
             white: white.into(),

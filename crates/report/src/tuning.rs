@@ -7,16 +7,15 @@
 //! Elo path of the run itself: what tells whether tuning helped is the confirmation, an
 //! ordinary match run `NAME-tuned-vs-NAME-start-HASH` that `arbiter tune spsa` plays after
 //! tuning, stored with a link to this run (`RunSpec::confirms`); one created before the store
-//! kept that link is found by what it plays: the tuned engine at this run's last values
-//! against the start values. Its match report supplies the verdict, Elo and LLR.
+//! kept that link is found by what it plays (the tuned engine at this run's last values
+//! against the start values) by `arbiter_runner::lifecycle::older_run_upgrade`, which
+//! `arbiter report` calls first. Its match report supplies the verdict, Elo and LLR.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use arbiter_runner::config::{EngineConfig, RunConfig};
-use arbiter_store::{Run, RunId, RunOutcome, RunState, Store, TuningMethod};
-use arbiter_tune::spsa::{Hyper, ParamKind, Spsa, SpsaParam};
-use arbiter_tune::spsa_run::{option_value, stored_theta, SpsaSetup};
+use arbiter_records::spsa::{stored_theta, Hyper, ParamKind, SpsaSetup};
+use arbiter_store::{Run, RunId, RunOutcome, RunState, Store, TuningMethod, Upgrade};
 use serde::Serialize;
 
 use crate::charts::{self, Ink, Line, LineChart};
@@ -66,6 +65,17 @@ impl TuningData {
     /// Reads tuning run `run` from `store`; `None` for a run that is not a tuning run (a match,
     /// whose report is [`RunData`]'s). An unknown run is the store's `UnknownRun` error.
     pub async fn load(store: &Store, run: RunId) -> Result<Option<TuningData>, ReportError> {
+        TuningData::load_with(store, run, &Upgrade::default()).await
+    }
+
+    /// [`TuningData::load`], with what the store lacks of an older run supplied by the caller
+    /// (`arbiter_runner::lifecycle::older_run_upgrade`): the confirmation found by what it
+    /// plays when the store holds no link, and the confirmation's facts when it has none.
+    pub async fn load_with(
+        store: &Store,
+        run: RunId,
+        upgrade: &Upgrade,
+    ) -> Result<Option<TuningData>, ReportError> {
         let Some(stored) = store.tuning_setup(run).await? else {
             return Ok(None);
         };
@@ -112,18 +122,18 @@ impl TuningData {
                 theta,
             });
         }
-        // The confirmation the store links to this run; a confirmation created before the
-        // link was stored is found by what it plays.
-        let linked = store.confirmations(run).await?.last().map(|c| c.id);
-        let confirmation = match (linked, steps.last()) {
-            (Some(id), _) => Some(id),
-            (None, Some(last)) => {
-                confirmation_by_name(store, &found, &engine, &setup, &last.theta).await?
-            }
-            (None, None) => None,
-        };
+        // The confirmation the store links to this run; one created before the link was
+        // stored is the one the caller found by what it plays.
+        let confirmation = store
+            .confirmations(run)
+            .await?
+            .last()
+            .map(|c| c.id)
+            .or_else(|| upgrade.confirmation_of(run));
         let confirmation = match confirmation {
-            Some(id) => Some(Box::new(Report::build(&RunData::load(store, id).await?)?)),
+            Some(id) => Some(Box::new(Report::build(
+                &RunData::load_with(store, id, upgrade).await?,
+            )?)),
             None => None,
         };
         Ok(Some(TuningData {
@@ -134,51 +144,6 @@ impl TuningData {
             confirmation,
         }))
     }
-}
-
-/// The latest match run in `store` that confirms `tuning`, for a confirmation created before
-/// the store kept the link: named as `arbiter tune spsa` names its confirmation, playing the
-/// tuned engine at `theta` against the start values. Matching the values, not only the name,
-/// keeps a later tuning run of the same engine from claiming an earlier run's confirmation.
-async fn confirmation_by_name(
-    store: &Store,
-    tuning: &Run,
-    engine: &str,
-    setup: &SpsaSetup,
-    theta: &[f64],
-) -> Result<Option<RunId>, ReportError> {
-    let names = [format!("{engine}-tuned"), format!("{engine}-start")];
-    let prefix = format!("{}-vs-{}-", names[0], names[1]);
-    let start: Vec<f64> = setup.params.iter().map(|p| p.start).collect();
-    let confirms = |run: &Run| {
-        if !run.spec.name.starts_with(&prefix) || run.spec.engines != names {
-            return false;
-        }
-        RunConfig::parse(&run.spec.config, &run.spec.name).is_ok_and(|config| {
-            matches!(&config.engines[..], [tuned, started]
-                if plays_at(tuned, &setup.params, theta) && plays_at(started, &setup.params, &start))
-        })
-    };
-    Ok(store
-        .runs()
-        .await?
-        .into_iter()
-        .filter(|run| run.id.get() > tuning.id.get() && confirms(run))
-        .map(|run| run.id)
-        .next_back())
-}
-
-/// Whether `engine` is set to `values` of `params`, as the confirmation sets them: an in-process
-/// engine's parameters, a UCI engine's options.
-fn plays_at(engine: &EngineConfig, params: &[SpsaParam], values: &[f64]) -> bool {
-    params.iter().zip(values).all(|(p, &v)| {
-        let v = p.engine_value(v);
-        if engine.builtin.is_some() {
-            engine.params.get(&p.name) == Some(&(v as i64))
-        } else {
-            engine.settings.options.get(&p.name) == Some(&option_value(p.kind, v))
-        }
-    })
 }
 
 /// One parameter's line of the table.
@@ -198,9 +163,9 @@ pub struct ParamRow {
 }
 
 impl ParamRow {
-    /// As `arbiter tune spsa` shows the value (the tuning crate's one rule).
+    /// As `arbiter tune spsa` shows the value (the records crate's one rule).
     fn shown(&self, value: f64) -> String {
-        arbiter_tune::spsa::shown(&self.name, self.kind, value)
+        arbiter_records::spsa::shown(&self.name, self.kind, value)
     }
 }
 
@@ -264,13 +229,11 @@ impl TuningReport {
                 }
             })
             .collect();
-        let steps_planned = Spsa::new(setup.params.clone(), setup.hyper.clone())
-            .map_err(|e| ReportError::Tuning {
-                run: data.run.id.get(),
-                what: "set-up",
-                reason: e.to_string(),
-            })?
-            .steps();
+        let steps_planned = setup.steps_planned().ok_or_else(|| ReportError::Tuning {
+            run: data.run.id.get(),
+            what: "set-up",
+            reason: "pairs_per_step must be at least 1".to_owned(),
+        })?;
         let sum = |count: fn(&StepPoint) -> u64| data.steps.iter().map(count).sum::<u64>();
         let charts = params
             .iter()
@@ -608,6 +571,7 @@ fn trace(row: &ParamRow, index: usize, steps: &[StepPoint]) -> Result<TuningChar
 #[cfg(test)]
 mod tests {
     use super::*;
+    use arbiter_records::spsa::SpsaParam;
 
     fn row(name: &str, start: f64, min: f64, max: f64) -> ParamRow {
         let param = SpsaParam {

@@ -13,13 +13,13 @@
 //! seed; [`process`] owns an engine process and its timing; [`builtin`] is staunton in process;
 //! [`player`] puts both behind one interface; [`game`] plays one game. [`spec`] is the run's
 //! spec ([`spec::PlaySpec`] and [`spec::MatchSpec`]: who plays whom, and the pure arithmetic
-//! of its schedule); [`lines`] formats every line printed about a run; [`standings`] and
-//! [`records`] are a tournament's table and the typed records; [`config`] reads a run (TOML,
-//! or cutechess/fastchess flags in [`config::cutechess`]), checks it from its text alone, and
-//! resolves it on the machine that plays it into a [`spec::MatchSpec`]; [`lifecycle`] opens,
-//! resumes or creates the stored run a configuration names, the same way for every command;
-//! [`render`] writes a
-//! game's PGN and JSON; [`play`] is the play step (units in, finished pairs pushed into a
+//! of its schedule); [`lines`] formats every line printed about a run (the typed records it
+//! prints from, a tournament's standings among them, are `arbiter_records`'); [`config`]
+//! reads a run (TOML, or cutechess/fastchess flags in [`config::cutechess`]), checks it from
+//! its text alone, and resolves it on the machine that plays it into a [`spec::MatchSpec`];
+//! [`lifecycle`] opens, resumes or creates the stored run a configuration names, the same way
+//! for every command, and upgrades a run an older arbiter stored; [`render`] writes a game's
+//! PGN and JSON; [`play`] is the play step (units in, finished pairs pushed into a
 //! [`play::PairSink`]); [`sinks`] holds the store's sink (`run_match`) and the tuner's
 //! (`tally_pairs`); [`outputs`] writes the summary record and the export files. Faults of
 //! engines are ordinary outcomes at every layer, never errors that stop a run.
@@ -41,11 +41,9 @@ pub mod outputs;
 pub mod play;
 pub mod player;
 pub mod process;
-pub mod records;
 pub mod render;
 pub mod sinks;
 pub mod spec;
-pub mod standings;
 pub mod tc;
 pub mod uci;
 
@@ -210,8 +208,6 @@ mod module_graph {
         "game",
         "spec",
         "lines",
-        "standings",
-        "records",
         "config",
         "render",
         "play",

@@ -2,18 +2,24 @@
 //! spsa` and `datagen`: find the stored run a configuration names and resume it, or start the
 //! next one (`NAME`, `NAME-2`, ... each with a seed of its own, stored so that it replays);
 //! refuse to continue a run with a configuration whose games would differ; hold the run's lock
-//! while it plays; lay out the export files before the first game; and say what a verdict means
-//! as an exit status. The binary parses arguments, calls these and prints.
+//! while it plays; lay out the export files before the first game; say what a verdict means
+//! as an exit status; and give a run an older arbiter stored what this one reads (its facts,
+//! a confirmation's link), from what it stored. The binary parses arguments, calls these and
+//! prints.
 //!
 //! Nothing here plays a game or prints a line: a coordinator that queues runs for a fleet opens
 //! them the same way.
 
 use std::path::{Path, PathBuf};
 
+use arbiter_records::spsa::{option_value, stored_theta, SpsaParam, SpsaSetup};
 use arbiter_stats::SprtState;
-use arbiter_store::{Pairing, Run, RunId, RunLock, RunSpec, RunState, Store, StoreError};
+use arbiter_store::{
+    Pairing, Run, RunFacts, RunId, RunLock, RunSpec, RunState, Store, StoreError, TuningMethod,
+    Upgrade,
+};
 
-use crate::config::{ConfigError, RunConfig};
+use crate::config::{ConfigError, EngineConfig, RunConfig};
 use crate::outputs::Export;
 use crate::sinks::Verdict;
 use crate::spec::MatchSpec;
@@ -51,6 +57,18 @@ pub enum LifecycleError {
         action: &'static str,
         path: PathBuf,
         source: std::io::Error,
+    },
+    /// A run stored before the store kept its facts (schema 6), whose stored configuration
+    /// no longer parses or checks: nothing else says what the run was.
+    #[error(
+        "run {run} ({name}) was stored before arbiter kept a run's facts, and its stored \
+         configuration no longer reads: {source}"
+    )]
+    OlderRun {
+        run: i64,
+        name: String,
+        #[source]
+        source: ConfigError,
     },
 }
 
@@ -138,6 +156,7 @@ pub async fn resume_match(
         });
     };
     let config = stored_config(&found, location)?;
+    fill_older_facts(store, &found).await?;
     // The stored configuration's relative paths are the start folder's.
     let base = config.folder.clone().unwrap_or_else(|| PathBuf::from("."));
     locked(
@@ -187,6 +206,7 @@ pub async fn open_match(
                 differences,
             });
         }
+        fill_older_facts(store, found).await?;
         let (id, seed) = (found.id, found.spec.seed);
         return locked(store, id, seed, config, base.to_owned(), "resumed".into()).await;
     }
@@ -266,6 +286,118 @@ async fn locked(
 /// The configuration `run` was stored with.
 fn stored_config(run: &Run, location: &str) -> Result<RunConfig, ConfigError> {
     RunConfig::parse(&run.spec.config, &format!("run {} in {location}", run.id))
+}
+
+/// The facts of `run`, stored before the store kept them (schema 6), read from its stored
+/// configuration the one way that decides them (`CheckedConfig::facts`, as a new run's are
+/// written); a text that no longer reads is an error naming the run and why.
+pub fn older_run_facts(run: &Run) -> Result<RunFacts, LifecycleError> {
+    RunConfig::parse(&run.spec.config, &format!("run {}", run.id))
+        .and_then(|config| config.check())
+        .map(|checked| checked.facts())
+        .map_err(|source| LifecycleError::OlderRun {
+            run: run.id.get(),
+            name: run.spec.name.clone(),
+            source,
+        })
+}
+
+/// Gives `run` its facts in the store if it was stored without them, so that a resumed older
+/// run is read like a new one from then on.
+async fn fill_older_facts(store: &Store, run: &Run) -> Result<(), LifecycleError> {
+    if run.spec.facts.is_none() {
+        store.fill_facts(run.id, &older_run_facts(run)?).await?;
+    }
+    Ok(())
+}
+
+/// What `run` needs from this build before it can be read as a run of today's schema: its
+/// facts if it has none; for a tuning run, the link to its confirmation SPRT if the store
+/// lacks one and a confirmation is found by what it plays
+/// ([`confirmation_by_what_it_plays`]), and that confirmation's facts if it has none. Nothing
+/// is written: [`Store::upgrade`] stores it, and a reader that cannot write reads through it.
+/// A tuning run's own facts are not needed: it is read by its steps.
+pub async fn older_run_upgrade(store: &Store, run: &Run) -> Result<Upgrade, LifecycleError> {
+    let mut upgrade = Upgrade::default();
+    let read = match store.tuning_setup(run.id).await? {
+        None => Some(run.clone()),
+        Some(stored) => match store.confirmations(run.id).await?.pop() {
+            Some(linked) => Some(linked),
+            None => {
+                let found = match stored.method {
+                    TuningMethod::Spsa => match serde_json::from_str::<SpsaSetup>(&stored.setup) {
+                        Ok(setup) => confirmation_by_what_it_plays(store, run, &setup).await?,
+                        // The report names a set-up it cannot read; nothing is found by it.
+                        Err(_) => None,
+                    },
+                };
+                if let Some(confirmation) = &found {
+                    upgrade.confirms.insert(confirmation.id, run.id);
+                }
+                found
+            }
+        },
+    };
+    if let Some(read) = read.filter(|r| r.spec.facts.is_none()) {
+        upgrade.facts.insert(read.id, older_run_facts(&read)?);
+    }
+    Ok(upgrade)
+}
+
+/// The latest match run in `store` that confirms tuning run `tuning`, for a confirmation
+/// created before the store kept the link: named as `arbiter tune spsa` names its confirmation
+/// (`ENGINE-tuned-vs-ENGINE-start-HASH`), playing the tuned engine at the values of the last
+/// committed step against the start values. Matching the values, not only the name, keeps a
+/// later tuning run of the same engine from claiming an earlier run's confirmation. None
+/// without a committed step or with stored values that do not read.
+pub async fn confirmation_by_what_it_plays(
+    store: &Store,
+    tuning: &Run,
+    setup: &SpsaSetup,
+) -> Result<Option<Run>, StoreError> {
+    let Some(last) = store.tuning_steps(tuning.id).await?.pop() else {
+        return Ok(None);
+    };
+    let Ok(theta) = stored_theta(&last.step.theta) else {
+        return Ok(None);
+    };
+    // The tuned engine's own name: the run's two players are `NAME+` and `NAME-`.
+    let engine = tuning
+        .spec
+        .engines
+        .first()
+        .map(|plus| plus.strip_suffix('+').unwrap_or(plus))
+        .unwrap_or_default();
+    let names = [format!("{engine}-tuned"), format!("{engine}-start")];
+    let prefix = format!("{}-vs-{}-", names[0], names[1]);
+    let start: Vec<f64> = setup.params.iter().map(|p| p.start).collect();
+    let confirms = |run: &Run| {
+        if !run.spec.name.starts_with(&prefix) || run.spec.engines != names {
+            return false;
+        }
+        RunConfig::parse(&run.spec.config, &run.spec.name).is_ok_and(|config| {
+            matches!(&config.engines[..], [tuned, started]
+                if plays_at(tuned, &setup.params, &theta) && plays_at(started, &setup.params, &start))
+        })
+    };
+    Ok(store
+        .runs()
+        .await?
+        .into_iter()
+        .rfind(|run| run.id.get() > tuning.id.get() && confirms(run)))
+}
+
+/// Whether `engine` is set to `values` of `params`, as the confirmation sets them: an in-process
+/// engine's parameters, a UCI engine's options.
+fn plays_at(engine: &EngineConfig, params: &[SpsaParam], values: &[f64]) -> bool {
+    params.iter().zip(values).all(|(p, &v)| {
+        let v = p.engine_value(v);
+        if engine.builtin.is_some() {
+            engine.params.get(&p.name) == Some(&(v as i64))
+        } else {
+            engine.settings.options.get(&p.name) == Some(&option_value(p.kind, v))
+        }
+    })
 }
 
 /// The export files of a run, each written once before the first game as exactly what the
@@ -422,6 +554,85 @@ mod tests {
             resume_match(&store, "nothing", &location).await,
             Err(LifecycleError::NoSuchRun { .. })
         ));
+    }
+
+    /// The run `config` opens, stored as an arbiter before schema 6 stored it: without facts.
+    async fn older_run(store: &Store, config: &RunConfig, dir: &Path, name: &str) -> RunId {
+        let stored = RunConfig {
+            folder: Some(std::path::absolute(dir).unwrap()),
+            ..config.clone()
+        };
+        let mut spec = RunSpec::head_to_head(
+            name.into(),
+            5,
+            stored.canonical(),
+            "dev".into(),
+            "base".into(),
+            1,
+        );
+        spec.facts = None;
+        store.create_run(&spec).await.unwrap()
+    }
+
+    /// Issue 19: a run stored before the store kept facts gains them when it is resumed,
+    /// whichever way (rerunning its configuration, or `--resume`): the facts today's check
+    /// gives its configuration, as a new run's. Facts already stored stay as they are.
+    #[tokio::test]
+    async fn a_resumed_older_run_gains_its_facts() {
+        let dir = tempfile::tempdir().unwrap();
+        let location = dir.path().join("runs.db").display().to_string();
+        let store = Store::open(&Location::parse(&location)).await.unwrap();
+        let config = quick_config(dir.path(), "name = \"older\"");
+        let expected = config.check().unwrap().facts();
+
+        let run = older_run(&store, &config, dir.path(), "older").await;
+        let opened = open_match(&store, config.clone(), dir.path(), &location, None)
+            .await
+            .unwrap();
+        assert_eq!((opened.run, opened.how.as_str()), (run, "resumed"));
+        drop(opened);
+        assert_eq!(
+            store.run(run).await.unwrap().spec.facts,
+            Some(expected.clone())
+        );
+
+        let other = quick_config(dir.path(), "name = \"other\"");
+        let run = older_run(&store, &other, dir.path(), "other").await;
+        let resumed = resume_match(&store, "other", &location).await.unwrap();
+        assert_eq!(resumed.run, run);
+        drop(resumed);
+        let facts = store.run(run).await.unwrap().spec.facts;
+        assert_eq!(facts, Some(expected));
+        assert_eq!(older_run_facts(&store.run(run).await.unwrap()).ok(), facts);
+    }
+
+    /// A run whose stored configuration no longer reads has no facts to give: the error names
+    /// the run, in the words the report has always used.
+    #[test]
+    fn an_older_run_whose_configuration_does_not_read_is_named() {
+        let spec = RunSpec::head_to_head(
+            "r".into(),
+            1,
+            "rounds = \"many\"".into(),
+            "a".into(),
+            "b".into(),
+            4,
+        );
+        let run = Run {
+            id: RunId::new(3),
+            spec,
+            state: RunState::Running,
+            created_at: std::time::UNIX_EPOCH,
+            updated_at: std::time::UNIX_EPOCH,
+        };
+        let error = older_run_facts(&run).unwrap_err().to_string();
+        assert!(
+            error.starts_with(
+                "run 3 (r) was stored before arbiter kept a run's facts, and its stored \
+                 configuration no longer reads: "
+            ),
+            "{error}"
+        );
     }
 
     /// A second holder of a run is refused while the first holds its lock.

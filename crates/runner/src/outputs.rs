@@ -9,10 +9,10 @@ use arbiter_rules::pgn::PgnReader;
 use arbiter_store::{GameRow, RunId, Store, StoreError};
 use futures_util::StreamExt;
 
-use crate::records::{self, EntryKind, RunResults, RunSummary};
 use crate::sinks::Summary;
 use crate::spec::MatchSpec;
-use crate::standings::Standings;
+use arbiter_records::entries::{self, EntryKind, RunResults, RunSummary};
+use arbiter_records::standings::Standings;
 
 /// The run's summary record. `model` says which statistics the Elo, nElo and LLR are:
 /// `pentanomial` (pairs) or `trinomial` (unpaired games).
@@ -25,7 +25,7 @@ pub fn summary_json(
     pgn: Option<&Path>,
 ) -> RunSummary {
     RunSummary {
-        schema: records::SCHEMA,
+        schema: entries::SCHEMA,
         kind: EntryKind::Summary,
         run: run.get(),
         seed,

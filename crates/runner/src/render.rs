@@ -8,8 +8,8 @@ use arbiter_rules::uci::move_to_uci;
 use arbiter_rules::Game;
 
 use crate::game::{GameRecord, MoveStats};
-use crate::records::{self, EntryKind, GameEntry, MoveTime};
 use crate::spec::PlaySpec;
+use arbiter_records::entries::{self, book_entry, EntryKind, GameEntry, MoveTime};
 
 impl From<&MoveStats> for MoveTime {
     fn from(stats: &MoveStats) -> MoveTime {
@@ -85,16 +85,6 @@ pub fn game_pgn(
     })
 }
 
-/// Where a game's opening came from, without the folders of the user's disk: `quick.epd:12`,
-/// `odds:knight`, `startpos`. (PGN's `Opening` tag is the opening's name, which a book line
-/// does not give.)
-pub fn book_entry(source: &str) -> String {
-    std::path::Path::new(source).file_name().map_or_else(
-        || source.to_owned(),
-        |name| name.to_string_lossy().into_owned(),
-    )
-}
-
 /// One JSON object per game, for `jsonl` output and the store (a [`GameEntry`]).
 pub fn game_json(record: &GameRecord, number: u64, pair: u64) -> String {
     let moves: Vec<String> = record
@@ -104,7 +94,7 @@ pub fn game_json(record: &GameRecord, number: u64, pair: u64) -> String {
         .collect();
     let times: Vec<MoveTime> = record.stats.iter().flatten().map(MoveTime::from).collect();
     let entry = GameEntry {
-        schema: records::SCHEMA,
+        schema: entries::SCHEMA,
         kind: EntryKind::Game,
         game: number,
         pair,

@@ -14,8 +14,8 @@ use arbiter_store::{Committed, GameRow, RunId, RunState, Store, Totals};
 use tokio::sync::{mpsc, watch};
 
 use crate::play::{play, play_with, End, Event, Flow, MatchError, PairSink, PlayedPair, Players};
-use crate::records::RunOutcome;
 use crate::spec::{MatchSpec, PlaySpec};
+use arbiter_store::RunOutcome;
 
 /// How a match ended.
 #[derive(Clone, Debug, PartialEq)]

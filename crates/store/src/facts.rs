@@ -10,7 +10,11 @@
 //! writer knew). The link of a confirmation SPRT to its tuning run is a column instead
 //! (`runs.confirms_run`): the database checks that it points at a run, and it is searched by.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
+
+use crate::model::{Run, RunId};
 
 /// What a report needs of a run that its pairs and games do not say, as the runner decided it
 /// when the run was created. A run stored before migration 6 has none.
@@ -120,6 +124,41 @@ pub struct Clock {
     /// cutechess's hourglass: time used is added to the opponent's clock.
     #[serde(default)]
     pub hourglass: bool,
+}
+
+/// What runs stored by an older arbiter lack and this build supplies: the facts of a run stored
+/// before migration 6 (computed from its stored configuration by the runner's lifecycle, the
+/// one way a new run's are decided), and the link of a confirmation SPRT stored before
+/// `confirms_run` (found by what it plays). [`crate::Store::upgrade`] writes them in place; a
+/// reader that cannot write (a read-only store) reads the store through them instead, so the
+/// same run reads the same either way.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Upgrade {
+    /// Facts of runs that have none, by run.
+    pub facts: BTreeMap<RunId, RunFacts>,
+    /// Confirmations without their link: the confirmation, and the tuning run it confirms.
+    pub confirms: BTreeMap<RunId, RunId>,
+}
+
+impl Upgrade {
+    /// Nothing to supply: every run concerned is of this build's schema already.
+    pub fn is_empty(&self) -> bool {
+        self.facts.is_empty() && self.confirms.is_empty()
+    }
+
+    /// The facts of `run`: those stored with it, else those supplied here.
+    pub fn facts_of<'a>(&'a self, run: &'a Run) -> Option<&'a RunFacts> {
+        run.spec.facts.as_ref().or_else(|| self.facts.get(&run.id))
+    }
+
+    /// The newest confirmation of tuning run `tuning` supplied here.
+    pub fn confirmation_of(&self, tuning: RunId) -> Option<RunId> {
+        self.confirms
+            .iter()
+            .filter(|(_, confirms)| **confirms == tuning)
+            .map(|(confirmation, _)| *confirmation)
+            .next_back()
+    }
 }
 
 #[cfg(test)]

@@ -244,7 +244,7 @@ use std::collections::BTreeSet;
 use futures_util::stream::BoxStream;
 
 pub use error::{Result, StoreError};
-pub use facts::{Clock, RunFacts, RunKind, SampleModel, SprtFacts};
+pub use facts::{Clock, RunFacts, RunKind, SampleModel, SprtFacts, Upgrade};
 pub use fleet::{
     BatchCounts, Heartbeat, Lease, Prefix, Queue, QueuedRun, RunFile, Submitted, Worker, WorkerId,
     WorkerInfo,
@@ -379,7 +379,7 @@ impl Store {
 
     /// The runs created as confirmations of `run` (an SPSA run's SPRT of its tuned values
     /// against the start), oldest first; none for a run without one, or whose confirmation was
-    /// created before migration 6 stored the link.
+    /// created before migration 6 stored the link (until [`Store::link_confirmation`] adds it).
     pub async fn confirmations(&self, run: RunId) -> Result<Vec<Run>> {
         with_repo!(self, repo => repo.confirmations(run).await)
     }
@@ -569,5 +569,34 @@ impl Store {
     /// Dropping a store without closing loses nothing either.
     pub async fn close(self) {
         with_repo!(self, repo => repo.close().await)
+    }
+
+    /// Stores the facts of a run created before the store kept them (schema 6), computed from
+    /// its stored configuration by the runner (`arbiter_runner::lifecycle::older_run_facts`),
+    /// so that every later reader finds them as a new run's. Facts already stored are never
+    /// overwritten: they were decided when the run was created, by the check of that day.
+    /// Returns whether it wrote them. An unknown run is [`StoreError::UnknownRun`].
+    pub async fn fill_facts(&self, run: RunId, facts: &RunFacts) -> Result<bool> {
+        with_repo!(self, repo => repo.fill_facts(run, facts).await)
+    }
+
+    /// Links `run`, a confirmation SPRT created before the store kept the link, to the tuning
+    /// run `confirms` it confirms, so that [`Store::confirmations`] finds it. A link already
+    /// stored is never changed. Returns whether it wrote one; an unknown run is
+    /// [`StoreError::UnknownRun`], an unknown `confirms` the database's foreign key error.
+    pub async fn link_confirmation(&self, run: RunId, confirms: RunId) -> Result<bool> {
+        with_repo!(self, repo => repo.link_confirmation(run, confirms).await)
+    }
+
+    /// Writes what `upgrade` supplies ([`Store::fill_facts`], [`Store::link_confirmation`]),
+    /// never overwriting what is stored.
+    pub async fn upgrade(&self, upgrade: &Upgrade) -> Result<()> {
+        for (run, facts) in &upgrade.facts {
+            self.fill_facts(*run, facts).await?;
+        }
+        for (confirmation, tuning) in &upgrade.confirms {
+            self.link_confirmation(*confirmation, *tuning).await?;
+        }
+        Ok(())
     }
 }

@@ -1173,6 +1173,66 @@ where
     fn non_negative(&self, value: i64, what: &'static str) -> Result<u64> {
         u64::try_from(value).map_err(|_| self.corrupt(what, format!("negative count {value}")))
     }
+
+    /// Sets column `column` of run `run`'s row to `value` where it is NULL: one statement, so
+    /// two processes upgrading one run at once write it once and the second changes nothing.
+    /// Whether it wrote; an unknown run is [`StoreError::UnknownRun`].
+    async fn fill_if_missing(
+        &self,
+        run: RunId,
+        column: FillableColumn,
+        value: impl for<'q> Encode<'q, DB> + Type<DB> + Send,
+        operation: impl Fn() -> String,
+    ) -> Result<bool> {
+        let sql = match column {
+            FillableColumn::Facts => {
+                "UPDATE runs SET facts = $2 WHERE id = $1 AND facts IS NULL RETURNING id"
+            }
+            FillableColumn::ConfirmsRun => {
+                "UPDATE runs SET confirms_run = $2 WHERE id = $1 AND confirms_run IS NULL \
+                 RETURNING id"
+            }
+        };
+        let written = sqlx::query(sql)
+            .bind(run.get())
+            .bind(value)
+            .fetch_optional(&self.writer)
+            .await
+            .map_err(|e| self.fail(operation(), e))?;
+        if written.is_none() {
+            // Nothing to fill, or no such run: only the second is an error.
+            self.run(run).await?;
+        }
+        Ok(written.is_some())
+    }
+
+    pub(crate) async fn fill_facts(&self, run: RunId, facts: &RunFacts) -> Result<bool> {
+        self.fill_if_missing(run, FillableColumn::Facts, facts.to_json(), || {
+            format!("storing the facts of run {run}")
+        })
+        .await
+    }
+
+    pub(crate) async fn link_confirmation(&self, run: RunId, confirms: RunId) -> Result<bool> {
+        if run == confirms {
+            return Err(self.corrupt(
+                "runs",
+                format!("run {run} cannot be the confirmation of itself"),
+            ));
+        }
+        self.fill_if_missing(run, FillableColumn::ConfirmsRun, confirms.get(), || {
+            format!("linking run {run} to the tuning run {confirms} it confirms")
+        })
+        .await
+    }
+}
+
+/// The columns of `runs` that an older run lacks and a later arbiter fills in once
+/// ([`Repo::fill_if_missing`]): a closed list, so no column name is ever built from text.
+#[derive(Clone, Copy)]
+enum FillableColumn {
+    Facts,
+    ConfirmsRun,
 }
 
 /// A decoding failure: the driver's, or a broken invariant.

@@ -77,6 +77,14 @@ async fn run_names_are_unique() {
 }
 
 #[tokio::test]
+async fn older_runs_gain_facts_and_links_once() {
+    common::older_runs_gain_facts_and_links_once(
+        &store("older_runs_gain_facts_and_links_once").await,
+    )
+    .await;
+}
+
+#[tokio::test]
 async fn tuning_steps_are_kept_exactly_once() {
     common::tuning_steps_are_kept_exactly_once(&store("tuning_steps_are_kept_exactly_once").await)
         .await;

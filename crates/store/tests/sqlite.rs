@@ -87,6 +87,12 @@ async fn run_names_are_unique() {
 }
 
 #[tokio::test]
+async fn older_runs_gain_facts_and_links_once() {
+    let (_dir, store) = fresh().await;
+    common::older_runs_gain_facts_and_links_once(&store).await;
+}
+
+#[tokio::test]
 async fn tuning_steps_are_kept_exactly_once() {
     let (_dir, store) = fresh().await;
     common::tuning_steps_are_kept_exactly_once(&store).await;

@@ -33,10 +33,10 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
+use arbiter_records::entries::book_entry;
 use arbiter_rules::{Game, Position, RuleSet};
 use arbiter_runner::config::{AdjudicationConfig, EngineConfig, EngineSettings, RunConfig};
 use arbiter_runner::openings::{Book, BookOrder, BookSpec};
-use arbiter_runner::render::book_entry;
 use arbiter_store::{RunId, Store};
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};

@@ -24,6 +24,8 @@ use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
+pub use arbiter_records::spsa::{shown, Hyper, ParamKind, SpsaParam, SpsaSetup};
+
 /// fishtest's defaults (PR #619).
 pub const DEFAULT_A_RATIO: f64 = 0.1;
 pub const DEFAULT_ALPHA: f64 = 0.602;
@@ -32,79 +34,6 @@ pub const DEFAULT_GAMMA: f64 = 0.101;
 /// The smallest perturbation of an integer parameter: with one shared rounding draw, the two
 /// sides then differ by at least one.
 const MIN_INTEGER_C: f64 = 0.5;
-
-/// Whether a parameter reaches the engine as an integer (rounded stochastically) or as is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ParamKind {
-    Int,
-    Float,
-}
-
-/// One tuned parameter, as a fishtest line gives it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SpsaParam {
-    pub name: String,
-    pub kind: ParamKind,
-    pub start: f64,
-    pub min: f64,
-    pub max: f64,
-    /// The perturbation at the last iteration.
-    pub c_end: f64,
-    /// The learning rate at the last iteration (`a_end = r_end·c_end²`).
-    pub r_end: f64,
-}
-
-impl SpsaParam {
-    /// The value an engine is given: an integer parameter's rounded (θ is fractional between
-    /// steps; the stochastic rounding is only for the perturbed sides).
-    pub fn engine_value(&self, value: f64) -> f64 {
-        match self.kind {
-            ParamKind::Int => value.round(),
-            ParamKind::Float => value,
-        }
-    }
-
-    /// One of staunton's piece values, which people read in pawns.
-    pub fn is_piece_value(&self) -> bool {
-        is_piece_value(&self.name)
-    }
-
-    /// How a value reads for people ([`shown`]).
-    pub fn shown(&self, value: f64) -> String {
-        shown(&self.name, self.kind, value)
-    }
-}
-
-/// How a parameter's value reads for people, in progress lines, tables and charts: staunton's
-/// piece values in pawns as staunton shows them, whole integers as integers, the rest with two
-/// decimals.
-pub fn shown(name: &str, kind: ParamKind, value: f64) -> String {
-    if is_piece_value(name) {
-        format!("{:.2}", value / 100.0)
-    } else if kind == ParamKind::Int && value.fract() == 0.0 {
-        format!("{value}")
-    } else {
-        format!("{value:.2}")
-    }
-}
-
-fn is_piece_value(name: &str) -> bool {
-    staunton::params::spec(name).is_some_and(|(_, spec)| spec.is_piece_value())
-}
-
-/// The run's hyper-parameters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Hyper {
-    /// Game pairs in the whole run: fishtest's `num_iter` (its games / 2).
-    pub pairs: u64,
-    /// Pairs played at one perturbation, concurrently: fishtest's worker batch.
-    pub pairs_per_step: u64,
-    /// `A` as a fraction of the iterations (fishtest's "A ratio").
-    pub a_ratio: f64,
-    pub alpha: f64,
-    pub gamma: f64,
-}
 
 /// A parameter list or hyper-parameter that cannot be tuned.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -430,7 +359,16 @@ impl Spsa {
 
     /// Steps in the run; the last may hold fewer pairs.
     pub fn steps(&self) -> u64 {
-        self.hyper.pairs.div_ceil(self.hyper.pairs_per_step)
+        // `new` refused a set-up without pairs per step, the one that plans none.
+        self.hyper.steps().unwrap_or_default()
+    }
+
+    /// The record of the set-up the store keeps and the report reads.
+    pub fn setup(&self) -> SpsaSetup {
+        SpsaSetup {
+            params: self.params.clone(),
+            hyper: self.hyper.clone(),
+        }
     }
 
     /// The pair indices of `step`: its openings are those pairs' openings of the run's book.

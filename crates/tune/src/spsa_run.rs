@@ -29,8 +29,7 @@ use arbiter_runner::player::{PlayerKind, PlayerSpec};
 use arbiter_runner::sinks::tally_pairs;
 use arbiter_runner::spec::{MatchSpec, PlaySpec};
 use arbiter_store::{
-    Committed, RunId, RunOutcome, RunState, Store, StoreError, Totals, TuningMethod, TuningSetup,
-    TuningStep,
+    Committed, RunId, RunOutcome, RunState, Store, StoreError, Totals, TuningStep,
 };
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
@@ -39,6 +38,7 @@ use crate::spsa::{
     parse_lines, staunton_params, Hyper, ParamKind, Perturbation, Spsa, SpsaError, SpsaParam,
     DEFAULT_ALPHA, DEFAULT_A_RATIO, DEFAULT_GAMMA,
 };
+use arbiter_records::spsa::{option_value, stored_theta};
 
 /// The `[spsa]` section of a tuning configuration.
 ///
@@ -439,31 +439,6 @@ pub async fn check_uci_options(
     }
 }
 
-/// What a tuning run was created with, as the store keeps it (JSON): a resumed run is checked
-/// against it, so it tunes exactly what it started with.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SpsaSetup {
-    pub params: Vec<SpsaParam>,
-    pub hyper: Hyper,
-}
-
-impl SpsaSetup {
-    pub fn of(spsa: &Spsa) -> SpsaSetup {
-        SpsaSetup {
-            params: spsa.params().to_vec(),
-            hyper: spsa.hyper().clone(),
-        }
-    }
-
-    /// The store's record of it.
-    pub fn tuning_setup(&self) -> TuningSetup {
-        TuningSetup {
-            method: TuningMethod::Spsa,
-            setup: serde_json::to_string(self).unwrap_or_default(),
-        }
-    }
-}
-
 /// What can stop a tuning run.
 #[derive(Debug, thiserror::Error)]
 pub enum SpsaRunError {
@@ -525,20 +500,6 @@ pub struct Resumed {
 /// (`float_roundtrip`).
 fn theta_json(theta: &[f64]) -> String {
     serde_json::to_string(theta).unwrap_or_default()
-}
-
-/// θ as a step stored it. An older arbiter could store a NaN, which JSON keeps as `null`: that
-/// is said as such, not as serde's "invalid type: null" (the run and the report both read it).
-pub fn stored_theta(json: &str) -> Result<Vec<f64>, String> {
-    let stored: Vec<Option<f64>> = serde_json::from_str(json).map_err(|e| e.to_string())?;
-    if stored.iter().any(Option::is_none) {
-        return Err(
-            "null where a value belongs (a NaN from hyper-parameters whose arithmetic \
-                    overflowed, stored by an older arbiter)"
-                .to_owned(),
-        );
-    }
-    Ok(stored.into_iter().flatten().collect())
 }
 
 /// θ after the last committed step of `run` (θ₀ if none), and how many steps are committed.
@@ -615,15 +576,6 @@ pub fn player_at(
         }
     }
     Ok(player)
-}
-
-/// A value as `setoption` sends it: an integer parameter's as an integer (engines declare them
-/// as spin options), a float's as Rust prints it (the shortest text that reads back the same).
-pub fn option_value(kind: ParamKind, value: f64) -> String {
-    match kind {
-        ParamKind::Int => format!("{}", value.round() as i64),
-        ParamKind::Float => format!("{value}"),
-    }
 }
 
 /// The games of one step: the resolved run's with its two players swapped for `players` (the
@@ -820,7 +772,7 @@ mod tests {
                 "e-".into(),
                 8,
             );
-            let setup = SpsaSetup::of(&spsa).tuning_setup();
+            let setup = spsa.setup().tuning_setup();
             let run = store.create_tuning_run(&spec, &setup).await.unwrap();
             let step = TuningStep {
                 step: 0,

@@ -1108,3 +1108,90 @@ pub async fn tuning_steps_are_kept_exactly_once(store: &Store) {
         Err(StoreError::UnknownRun { .. })
     ));
 }
+
+/// Issue 19: a run stored before the store kept facts (schema 6) or confirmation links gains
+/// them in place, once. What is stored already (facts decided when a run was created, a link)
+/// is never overwritten, on a running or a finished run; an unknown run is an error.
+pub async fn older_runs_gain_facts_and_links_once(store: &Store) {
+    let older = spec(&unique("pre-6"), 4);
+    assert_eq!(
+        older.facts, None,
+        "a head-to-head spec is stored without facts"
+    );
+    let run = store.create_run(&older).await.unwrap();
+    let facts = round_robin("x").facts.unwrap();
+    let other = RunFacts {
+        games_planned: 1234,
+        ..facts.clone()
+    };
+    assert!(store.fill_facts(run, &facts).await.unwrap());
+    assert_eq!(
+        store.run(run).await.unwrap().spec.facts,
+        Some(facts.clone())
+    );
+    assert!(!store.fill_facts(run, &other).await.unwrap());
+    assert_eq!(
+        store.run(run).await.unwrap().spec.facts,
+        Some(facts.clone())
+    );
+
+    // A run created with facts keeps them; so does a finished one.
+    let current = store
+        .create_run(&round_robin(&unique("current")))
+        .await
+        .unwrap();
+    store
+        .finish_run(current, RunOutcome::Complete)
+        .await
+        .unwrap();
+    assert!(!store.fill_facts(current, &other).await.unwrap());
+    assert_eq!(store.run(current).await.unwrap().spec.facts, Some(facts));
+    // A finished older run is upgraded as well: reports read finished runs.
+    let finished = store
+        .create_run(&spec(&unique("pre-6-done"), 2))
+        .await
+        .unwrap();
+    store
+        .finish_run(finished, RunOutcome::Complete)
+        .await
+        .unwrap();
+    assert!(store.fill_facts(finished, &other).await.unwrap());
+    assert_eq!(
+        store.run(finished).await.unwrap().spec.facts,
+        Some(other.clone())
+    );
+
+    // A confirmation stored without its link gains it once; the link then finds it.
+    let tuning = store.create_run(&spec(&unique("tuning"), 2)).await.unwrap();
+    let confirmation = store
+        .create_run(&spec(&unique("confirm"), 2))
+        .await
+        .unwrap();
+    assert!(store.confirmations(tuning).await.unwrap().is_empty());
+    assert!(store.link_confirmation(confirmation, tuning).await.unwrap());
+    let linked: Vec<RunId> = store
+        .confirmations(tuning)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.id)
+        .collect();
+    assert_eq!(linked, [confirmation]);
+    assert!(!store.link_confirmation(confirmation, run).await.unwrap());
+    assert_eq!(
+        store.run(confirmation).await.unwrap().spec.confirms,
+        Some(tuning)
+    );
+    assert!(store.confirmations(run).await.unwrap().is_empty());
+    assert!(store.link_confirmation(tuning, tuning).await.is_err());
+
+    let unknown = RunId::new(i64::MAX - 3);
+    assert!(matches!(
+        store.fill_facts(unknown, &other).await,
+        Err(StoreError::UnknownRun { run, .. }) if run == unknown
+    ));
+    assert!(matches!(
+        store.link_confirmation(unknown, tuning).await,
+        Err(StoreError::UnknownRun { run, .. }) if run == unknown
+    ));
+}

@@ -1,5 +1,5 @@
 //! The typed records a run writes: one per finished game, one per committed pair and one summary
-//! per run. The JSON-lines file, the store's JSON column and (later) reports and the HTTP API all
+//! per run. The JSON-lines file, the store's JSON column, the report and (later) the HTTP API all
 //! use these structs, so a field is named and typed once; `schema` lets a reader tell the
 //! versions apart.
 
@@ -51,6 +51,16 @@ pub struct GameEntry {
     pub duration_ms: u64,
     /// Time the runner itself spent per engine move, outside the engines.
     pub runner_overhead_us: u64,
+}
+
+/// Where a game's opening came from, without the folders of the user's disk: `quick.epd:12`,
+/// `odds:knight`, `startpos`. (PGN's `Opening` tag is the opening's name, which a book line
+/// does not give.)
+pub fn book_entry(source: &str) -> String {
+    std::path::Path::new(source).file_name().map_or_else(
+        || source.to_owned(),
+        |name| name.to_string_lossy().into_owned(),
+    )
 }
 
 /// One engine move's timing, as the per-move lists of a [`GameEntry`] hold it.

@@ -21,7 +21,7 @@ use arbiter_stats::{
 use arbiter_store::Totals;
 use serde::{Deserialize, Serialize};
 
-use crate::lines::{percent, printable_name, ptnml, score_line};
+use crate::text::{percent, printable_name, ptnml, score_line};
 
 /// The totals of one pairing of a tournament, from `first`'s side: its wins, draws and losses
 /// against `second`, and the pentanomial counts of their colour-swapped pairs.
