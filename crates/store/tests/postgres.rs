@@ -316,3 +316,11 @@ async fn concurrent_claims_get_distinct_batches() {
     ))
     .await;
 }
+
+#[tokio::test]
+async fn a_long_prefix_is_walked_page_by_page() {
+    common::fleet::a_long_prefix_is_walked_page_by_page(
+        &store("a_long_prefix_is_walked_page_by_page").await,
+    )
+    .await;
+}

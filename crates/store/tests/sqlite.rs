@@ -724,3 +724,9 @@ async fn concurrent_claims_get_distinct_batches() {
     let (_dir, store) = fresh().await;
     fleet::concurrent_claims_get_distinct_batches(Arc::new(store)).await;
 }
+
+#[tokio::test]
+async fn a_long_prefix_is_walked_page_by_page() {
+    let (_dir, store) = fresh().await;
+    fleet::a_long_prefix_is_walked_page_by_page(&store).await;
+}

@@ -63,6 +63,10 @@ CREATE TABLE batches (
 );
 
 CREATE INDEX batches_to_claim ON batches (state, run_id, sequence);
+-- A restarted worker's own lease.
+CREATE INDEX batches_by_worker ON batches (worker_id, state);
+-- The prefix's walk: a run's pairs in unit order (unit = index * P + pairing).
+CREATE INDEX pairs_in_unit_order ON pairs (run_id, pair_index, pairing);
 
 CREATE TABLE run_prefix (
     run_id    INTEGER  PRIMARY KEY REFERENCES runs (id),

@@ -224,7 +224,6 @@ where
     ) -> Result<Option<Lease>> {
         let operation = || format!("claiming a batch for worker {worker}");
         let now = DB::NOW_MS;
-        let skip_locked = DB::SKIP_LOCKED;
         // Run ids are integers: listing them inline cannot inject anything.
         let excluded = match excluded {
             [] => String::new(),
@@ -237,32 +236,15 @@ where
             ),
         };
         let mut tx = self.begin_write(&operation).await?;
-        let found = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "SELECT b.run_id, b.sequence, b.worker_id FROM batches b JOIN runs r ON r.id = b.run_id \
-             WHERE r.state = 'running' AND r.batch_units IS NOT NULL{excluded} \
-             AND (b.state = 'open' OR (b.state = 'leased' \
-                  AND (b.worker_id = $1 OR b.lease_expires_ms < {now}))) \
-             AND (b.worker_id = $1 OR r.worker_limit IS NULL OR r.worker_limit > \
-                  (SELECT COUNT(DISTINCT l.worker_id) FROM batches l WHERE l.run_id = r.id \
-                   AND l.state = 'leased' AND l.lease_expires_ms >= {now} AND l.worker_id <> $1)) \
-             ORDER BY CASE WHEN b.state = 'leased' AND b.worker_id = $1 THEN 0 ELSE 1 END, \
-                   r.priority DESC, r.id, b.sequence \
-             LIMIT 1{skip_locked}"
-        )))
-        .bind(worker.get())
-        .fetch_optional(&mut *tx)
-        .await
-        .map_err(|e| self.fail(operation(), e))?;
+        let found = self
+            .batch_to_claim(&mut tx, worker, &excluded, &operation)
+            .await?;
         let Some(found) = found else {
             self.touch_worker(&mut tx, worker, &operation).await?;
             tx.commit().await.map_err(|e| self.fail(operation(), e))?;
             return Ok(None);
         };
-        let (run, sequence): (i64, i64) = (
-            found.try_get(0).map_err(|e| self.fail(operation(), e))?,
-            found.try_get(1).map_err(|e| self.fail(operation(), e))?,
-        );
-        let holder: Option<i64> = found.try_get(2).map_err(|e| self.fail(operation(), e))?;
+        let (run, sequence, holder) = found;
         // Taking back one's own lease is not a new claim.
         let new_claim = i64::from(holder != Some(worker.get()));
         let row = sqlx::query(sqlx::AssertSqlSafe(format!(
@@ -284,6 +266,107 @@ where
         self.touch_worker(&mut tx, worker, &operation).await?;
         tx.commit().await.map_err(|e| self.fail(operation(), e))?;
         Ok(Some(lease))
+    }
+
+    /// The batch a claim takes, locked: `(run, sequence, holder)`. Each step is a short
+    /// indexed search, never a sort of every batch of every run: the worker's own lease; else
+    /// the runs that can be played, by priority, and in the first of them that has one, a
+    /// lapsed lease (the prefix's hole first) or the first open batch.
+    async fn batch_to_claim(
+        &self,
+        tx: &mut sqlx::Transaction<'static, DB>,
+        worker: WorkerId,
+        excluded: &str,
+        operation: &impl Fn() -> String,
+    ) -> Result<Option<(i64, i64, Option<i64>)>> {
+        let now = DB::NOW_MS;
+        let skip_locked = DB::SKIP_LOCKED;
+        let own = self
+            .first_batch(
+                tx,
+                format!(
+                    "SELECT b.run_id, b.sequence, b.worker_id FROM batches b \
+                 JOIN runs r ON r.id = b.run_id \
+                 WHERE b.worker_id = $1 AND b.state = 'leased' AND r.state = 'running'{excluded} \
+                 ORDER BY b.run_id, b.sequence LIMIT 1{skip_locked}"
+                ),
+                worker.get(),
+                operation,
+            )
+            .await?;
+        if own.is_some() {
+            return Ok(own);
+        }
+        // The runs a batch may come from: running, queued, not excluded, below their worker
+        // limit (this worker aside). A handful, whatever the batches.
+        let runs = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT r.id FROM runs r WHERE r.state = 'running' AND r.batch_units IS NOT NULL\
+             {excluded} AND (r.worker_limit IS NULL OR r.worker_limit > \
+                (SELECT COUNT(DISTINCT l.worker_id) FROM batches l WHERE l.state = 'leased' \
+                 AND l.run_id = r.id AND l.lease_expires_ms >= {now} AND l.worker_id <> $1)) \
+             ORDER BY r.priority DESC, r.id"
+        )))
+        .bind(worker.get())
+        .fetch_all(&mut **tx)
+        .await
+        .map_err(|e| self.fail(operation(), e))?;
+        for row in &runs {
+            let run: i64 = row.try_get(0).map_err(|e| self.fail(operation(), e))?;
+            let lapsed = self
+                .first_batch(
+                    tx,
+                    format!(
+                        "SELECT b.run_id, b.sequence, b.worker_id FROM batches b \
+                     WHERE b.state = 'leased' AND b.run_id = $1 AND b.lease_expires_ms < {now} \
+                     ORDER BY b.sequence LIMIT 1{skip_locked}"
+                    ),
+                    run,
+                    operation,
+                )
+                .await?;
+            if lapsed.is_some() {
+                return Ok(lapsed);
+            }
+            let open = self
+                .first_batch(
+                    tx,
+                    format!(
+                        "SELECT b.run_id, b.sequence, b.worker_id FROM batches b \
+                     WHERE b.state = 'open' AND b.run_id = $1 \
+                     ORDER BY b.sequence LIMIT 1{skip_locked}"
+                    ),
+                    run,
+                    operation,
+                )
+                .await?;
+            if open.is_some() {
+                return Ok(open);
+            }
+        }
+        Ok(None)
+    }
+
+    /// The first row of a batch query `sql` with `$1` bound to `bind`, as `(run, sequence,
+    /// holder)`.
+    async fn first_batch(
+        &self,
+        tx: &mut sqlx::Transaction<'static, DB>,
+        sql: String,
+        bind: i64,
+        operation: &impl Fn() -> String,
+    ) -> Result<Option<(i64, i64, Option<i64>)>> {
+        let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(bind)
+            .fetch_optional(&mut **tx)
+            .await
+            .map_err(|e| self.fail(operation(), e))?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let decoded = (|| -> std::result::Result<_, sqlx::Error> {
+            Ok((row.try_get(0)?, row.try_get(1)?, row.try_get(2)?))
+        })();
+        decoded.map(Some).map_err(|e| self.fail(operation(), e))
     }
 
     /// Extends `lease` by `lease_ms` from now if it is still the worker's and its run still
@@ -470,7 +553,14 @@ where
             return Ok(Submitted::AlreadyCounted);
         }
         let (prefix, verdict) = self
-            .advance_prefix(&mut tx, run, pairings, decide, &operation)
+            .advance_prefix(
+                &mut tx,
+                run,
+                pairings,
+                first_unit as u64..(first_unit + units) as u64,
+                decide,
+                &operation,
+            )
             .await?;
         if let Some(verdict) = verdict {
             sqlx::query(
@@ -491,12 +581,16 @@ where
 
     /// Moves `run`'s prefix over every unit counted in order after it, asking `decide` after
     /// each; stops at the first unit not counted or at a decision. The whole run counted
-    /// without a decision is [`RunOutcome::Complete`].
+    /// without a decision is [`RunOutcome::Complete`]. `batch` is the units just counted: the
+    /// prefix can move only if it ends inside them (else its first missing unit is still
+    /// missing), so only the submit that fills the hole walks, and a run's walks add up to its
+    /// pairs.
     async fn advance_prefix(
         &self,
         tx: &mut sqlx::Transaction<'static, DB>,
         run: RunId,
         pairings: u64,
+        batch: std::ops::Range<u64>,
         decide: &mut (dyn FnMut(&Totals) -> Option<RunOutcome> + Send),
         operation: &impl Fn() -> String,
     ) -> Result<(Prefix, Option<RunOutcome>)> {
@@ -523,45 +617,12 @@ where
             .and_then(|row| row.try_get(0))
             .map_err(|e| self.fail(operation(), e))?;
         let planned = self.non_negative(planned, "runs")?;
-        // The pairs from the prefix's round on, in unit order (unit = index * P + pairing, so
-        // ordering by index then pairing is unit order); the walk stops at the first gap. Only
-        // the submit that fills the gap walks far, so a run's walks add up to its pairs.
-        let start_index = prefix.units / pairings.max(1);
-        let rows = sqlx::query(
-            "SELECT pairing, pair_index, wins, draws, losses, penta FROM pairs \
-             WHERE run_id = $1 AND pair_index >= $2 ORDER BY pair_index, pairing",
-        )
-        .bind(run.get())
-        .bind(as_i64(start_index))
-        .fetch_all(&mut **tx)
-        .await
-        .map_err(|e| self.fail(operation(), e))?;
         let mut verdict = None;
         let before = prefix.units;
-        for row in &rows {
-            let values = (0..6)
-                .map(|i| row.try_get::<i64, _>(i))
-                .collect::<std::result::Result<Vec<i64>, _>>()
-                .map_err(|e| self.fail(operation(), e))?;
-            let unit = values[1] as u64 * pairings + values[0] as u64;
-            if unit < prefix.units {
-                continue;
-            }
-            if unit > prefix.units {
-                break;
-            }
-            let small = |v: i64| u8::try_from(v).unwrap_or(u8::MAX);
-            prefix.totals.add(PairTally {
-                wins: small(values[2]),
-                draws: small(values[3]),
-                losses: small(values[4]),
-                penta: small(values[5]),
-            });
-            prefix.units += 1;
-            verdict = decide(&prefix.totals);
-            if verdict.is_some() {
-                break;
-            }
+        if batch.contains(&prefix.units) {
+            verdict = self
+                .walk_prefix(tx, run, pairings, &mut prefix, decide, operation)
+                .await?;
         }
         if verdict.is_none() && prefix.units >= planned {
             verdict = Some(RunOutcome::Complete);
@@ -589,6 +650,64 @@ where
             .map_err(|e| self.fail(operation(), e))?;
         }
         Ok((prefix, verdict))
+    }
+
+    /// Walks `prefix` forward over the pairs counted in unit order after it (unit = index * P +
+    /// pairing, so index then pairing is unit order, which the `pairs_in_unit_order` index
+    /// serves), a page at a time, until a unit is missing or `decide` gives a verdict.
+    async fn walk_prefix(
+        &self,
+        tx: &mut sqlx::Transaction<'static, DB>,
+        run: RunId,
+        pairings: u64,
+        prefix: &mut Prefix,
+        decide: &mut (dyn FnMut(&Totals) -> Option<RunOutcome> + Send),
+        operation: &impl Fn() -> String,
+    ) -> Result<Option<RunOutcome>> {
+        const PAGE: i64 = 512;
+        loop {
+            let start_index = prefix.units / pairings.max(1);
+            let rows = sqlx::query(
+                "SELECT pairing, pair_index, wins, draws, losses, penta FROM pairs \
+                 WHERE run_id = $1 AND pair_index >= $2 ORDER BY pair_index, pairing LIMIT $3",
+            )
+            .bind(run.get())
+            .bind(as_i64(start_index))
+            .bind(PAGE)
+            .fetch_all(&mut **tx)
+            .await
+            .map_err(|e| self.fail(operation(), e))?;
+            let page_full = rows.len() as i64 == PAGE;
+            let mut gained = false;
+            for row in &rows {
+                let values = (0..6)
+                    .map(|i| row.try_get::<i64, _>(i))
+                    .collect::<std::result::Result<Vec<i64>, _>>()
+                    .map_err(|e| self.fail(operation(), e))?;
+                let unit = values[1] as u64 * pairings + values[0] as u64;
+                if unit < prefix.units {
+                    continue;
+                }
+                if unit > prefix.units {
+                    return Ok(None);
+                }
+                let small = |v: i64| u8::try_from(v).unwrap_or(u8::MAX);
+                prefix.totals.add(PairTally {
+                    wins: small(values[2]),
+                    draws: small(values[3]),
+                    losses: small(values[4]),
+                    penta: small(values[5]),
+                });
+                prefix.units += 1;
+                gained = true;
+                if let Some(verdict) = decide(&prefix.totals) {
+                    return Ok(Some(verdict));
+                }
+            }
+            if !page_full || !gained {
+                return Ok(None);
+            }
+        }
     }
 
     /// The queued runs (running or finished), highest priority first, with their batches'

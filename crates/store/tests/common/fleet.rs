@@ -446,3 +446,23 @@ pub async fn concurrent_claims_get_distinct_batches(store: std::sync::Arc<Store>
         }
     );
 }
+
+/// A hole filled late lets the prefix walk over many pages of pairs at once, to the end.
+pub async fn a_long_prefix_is_walked_page_by_page(store: &Store) {
+    let (_, run) = queued(store, "fleet-long", 1100, queue(600)).await;
+    let (w1, w2) = (worker(store, "w1").await, worker(store, "w2").await);
+    let first = claim(store, w1, run, LONG).await.unwrap();
+    let second = claim(store, w2, run, LONG).await.unwrap();
+    match submit(store, &second).await {
+        Submitted::Counted { prefix, verdict } => assert_eq!((prefix.units, verdict), (0, None)),
+        other => panic!("{other:?}"),
+    }
+    match submit(store, &first).await {
+        Submitted::Counted { prefix, verdict } => {
+            assert_eq!(prefix.units, 1100);
+            assert_eq!(prefix.totals, expected_totals(0..1100));
+            assert_eq!(verdict, Some(RunOutcome::Complete));
+        }
+        other => panic!("{other:?}"),
+    }
+}
