@@ -380,7 +380,7 @@ where
         };
         let now = DB::NOW_MS;
         let mut tx = self.begin_write(&operation).await?;
-        if let Some(verdict) = self.closed(&mut tx, lease.run, &operation).await? {
+        if let Some(verdict) = self.closed(&mut tx, lease.run, false, &operation).await? {
             tx.commit().await.map_err(|e| self.fail(operation(), e))?;
             return Ok(Heartbeat::RunClosed(verdict));
         }
@@ -473,7 +473,7 @@ where
             tx.rollback().await.map_err(|e| self.fail(operation(), e))?;
             return Ok(Submitted::AlreadyCounted);
         }
-        if let Some(verdict) = self.closed(&mut tx, run, &operation).await? {
+        if let Some(verdict) = self.closed(&mut tx, run, true, &operation).await? {
             tx.rollback().await.map_err(|e| self.fail(operation(), e))?;
             return Ok(Submitted::RunClosed(verdict));
         }
@@ -836,15 +836,18 @@ where
         Ok(files)
     }
 
-    /// The verdict of `run` if it is finished, read inside `tx` (locking its row on
-    /// PostgreSQL, so that a concurrent stop goes strictly before or after).
+    /// The verdict of `run` if it is finished, read inside `tx`; with `lock`, the run's row is
+    /// locked on PostgreSQL so that a concurrent stop goes strictly before or after (a submit
+    /// needs that; a heartbeat, which changes nothing of the run, does not, and every worker's
+    /// heartbeats would queue on the one row).
     async fn closed(
         &self,
         tx: &mut sqlx::Transaction<'static, DB>,
         run: RunId,
+        lock: bool,
         operation: &impl Fn() -> String,
     ) -> Result<Option<RunOutcome>> {
-        let for_update = DB::FOR_UPDATE;
+        let for_update = if lock { DB::FOR_UPDATE } else { "" };
         let row = sqlx::query(sqlx::AssertSqlSafe(format!(
             "SELECT state, verdict FROM runs WHERE id = $1{for_update}"
         )))
