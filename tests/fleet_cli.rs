@@ -125,14 +125,27 @@ macro_rules! sums_of {
 }
 use sums_of;
 
-/// Three workers, one of them killed with SIGKILL after every second counted batch and restarted (under its
-/// own name every other time, so it takes its lease back, else under a new one, so the lease
-/// lapses and another worker takes the batch), finish the SPRT with the verdict and totals that
-/// `arbiter match` reaches alone, and no batch or game counted twice.
+/// Three workers, one of them killed with SIGKILL after every second counted batch and
+/// restarted (under its own name every other time, so it takes its lease back, else under a
+/// new one, so the lease lapses and another worker takes the batch), finish the SPRT with the
+/// verdict and totals that `arbiter match` reaches alone, and no batch or game counted twice.
 #[test]
 fn killed_workers_reach_the_verdict_one_machine_reaches() {
+    killed_workers_reach_the_verdict(40, &|dir| dir.join("fleet.db").display().to_string());
+}
+
+/// The same on PostgreSQL, a throwaway cluster, with the 200 games of the issue that asked for
+/// it.
+#[test]
+fn killed_workers_on_postgres_reach_the_verdict_one_machine_reaches() {
+    let cluster = arbiter_pgtest::Cluster::start().expect("a throwaway PostgreSQL cluster");
+    killed_workers_reach_the_verdict(100, &|_| cluster.database("fleet").unwrap());
+}
+
+/// The body of the kill tests, on the database `fleet_db` makes in the test's folder.
+fn killed_workers_reach_the_verdict(rounds: u64, fleet_db: &dyn Fn(&Path) -> String) {
     let dir = tempfile::tempdir().unwrap();
-    let config = config(dir.path(), 40);
+    let config = config(dir.path(), rounds);
 
     let local = arbiter(
         &[
@@ -157,8 +170,7 @@ fn killed_workers_reach_the_verdict_one_machine_reaches() {
         (store.totals(run.id).await.unwrap(), run.state)
     });
 
-    let db = dir.path().join("fleet.db");
-    let db_text = db.display().to_string();
+    let db_text = fleet_db(dir.path());
     let submitted = arbiter(
         &[
             "submit",
@@ -172,8 +184,10 @@ fn killed_workers_reach_the_verdict_one_machine_reaches() {
     );
     assert!(submitted.status.success(), "{}", text(&submitted.stderr));
     assert!(
-        text(&submitted.stdout)
-            .starts_with("queued run 1 (fleet-sprt): 40 pairs in 20 batches of 2"),
+        text(&submitted.stdout).starts_with(&format!(
+            "queued run 1 (fleet-sprt): {rounds} pairs in {} batches of 2",
+            rounds / 2
+        )),
         "{}",
         text(&submitted.stdout)
     );
@@ -254,7 +268,10 @@ fn killed_workers_reach_the_verdict_one_machine_reaches() {
         finished.prefix.totals, local_totals.0,
         "the verdict's totals differ from one machine's\n{log}"
     );
-    let (games, batches) = batch_sums(&db);
+    let (games, batches) = match db_text.starts_with("postgres") {
+        true => batch_sums_pg(&db_text),
+        false => batch_sums(Path::new(&db_text)),
+    };
     assert_eq!(
         batches, finished.totals,
         "the batches' tallies are the run's totals"

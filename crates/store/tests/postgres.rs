@@ -324,3 +324,11 @@ async fn a_long_prefix_is_walked_page_by_page() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn names_with_sql_metacharacters_are_plain_names() {
+    common::fleet::names_with_sql_metacharacters_are_plain_names(
+        &store("names_with_sql_metacharacters_are_plain_names").await,
+    )
+    .await;
+}

@@ -730,3 +730,9 @@ async fn a_long_prefix_is_walked_page_by_page() {
     let (_dir, store) = fresh().await;
     fleet::a_long_prefix_is_walked_page_by_page(&store).await;
 }
+
+#[tokio::test]
+async fn names_with_sql_metacharacters_are_plain_names() {
+    let (_dir, store) = fresh().await;
+    fleet::names_with_sql_metacharacters_are_plain_names(&store).await;
+}

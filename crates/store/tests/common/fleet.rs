@@ -466,3 +466,32 @@ pub async fn a_long_prefix_is_walked_page_by_page(store: &Store) {
         other => panic!("{other:?}"),
     }
 }
+
+/// Names are values, never SQL: a run and a worker named like an injection are stored and read
+/// back as written, and every table is still there.
+pub async fn names_with_sql_metacharacters_are_plain_names(store: &Store) {
+    let (spec, run) = queued(store, "fleet-'); DROP TABLE runs; --", 2, queue(1)).await;
+    let name = unique("w'; DELETE FROM batches; --\\\"%_");
+    let w = store
+        .register_worker(&WorkerInfo {
+            name: name.clone(),
+            host: "h\"ost; --".into(),
+            cores: 1,
+            version: "test".into(),
+        })
+        .await
+        .unwrap();
+    assert!(store
+        .workers()
+        .await
+        .unwrap()
+        .iter()
+        .any(|w| w.info.name == name));
+    assert_eq!(store.run(run).await.unwrap().spec.name, spec.name);
+    let lease = claim(store, w, run, LONG).await.unwrap();
+    assert!(matches!(
+        submit(store, &lease).await,
+        Submitted::Counted { .. }
+    ));
+    assert_eq!(store.totals(run).await.unwrap(), expected_totals(0..1));
+}
