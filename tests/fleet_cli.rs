@@ -32,6 +32,30 @@ fn config(dir: &Path, rounds: u64) -> PathBuf {
     path
 }
 
+/// The oracle: `arbiter match` plays the configuration of the test's folder alone, one game at a
+/// time; its run's totals and state.
+fn one_machine(dir: &Path) -> (Totals, RunState) {
+    let local = arbiter(
+        &["match", "sprt.toml", "--store", "local.db", "--quiet"],
+        dir,
+    );
+    assert!(
+        // H1 0, H0 1, no decision in the pairs planned 3.
+        matches!(local.status.code(), Some(0 | 1 | 3)),
+        "{}",
+        text(&local.stderr)
+    );
+    block_on(async {
+        let store = Store::open(&Location::parse(
+            &dir.join("local.db").display().to_string(),
+        ))
+        .await
+        .unwrap();
+        let run = store.find_run_by_name("fleet-sprt").await.unwrap().unwrap();
+        (store.totals(run.id).await.unwrap(), run.state)
+    })
+}
+
 fn block_on<F: std::future::Future>(future: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -147,28 +171,7 @@ fn killed_workers_reach_the_verdict(rounds: u64, fleet_db: &dyn Fn(&Path) -> Str
     let dir = tempfile::tempdir().unwrap();
     let config = config(dir.path(), rounds);
 
-    let local = arbiter(
-        &[
-            "match",
-            "sprt.toml",
-            "--store",
-            "local.db",
-            "--quiet",
-            "--json",
-        ],
-        dir.path(),
-    );
-    let summary: serde_json::Value = serde_json::from_slice(&local.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}{}", text(&local.stdout), text(&local.stderr)));
-    let local_totals = block_on(async {
-        let store = Store::open(&Location::parse(
-            &dir.path().join("local.db").display().to_string(),
-        ))
-        .await
-        .unwrap();
-        let run = store.find_run_by_name("fleet-sprt").await.unwrap().unwrap();
-        (store.totals(run.id).await.unwrap(), run.state)
-    });
+    let (local_totals, local_state) = one_machine(dir.path());
 
     let db_text = fleet_db(dir.path());
     let submitted = arbiter(
@@ -253,19 +256,18 @@ fn killed_workers_reach_the_verdict(rounds: u64, fleet_db: &dyn Fn(&Path) -> Str
         kills >= 3,
         "only {kills} kills: the run was too short to test anything\n{log}"
     );
-    let (verdict, local_state) = (&summary["verdict"], local_totals.1);
     match &finished.run.state {
         RunState::Finished { verdict: fleet } => {
             assert_eq!(
                 local_state,
                 RunState::Finished { verdict: *fleet },
-                "fleet {fleet} against local {verdict}\n{log}"
+                "fleet {fleet} against one machine's {local_state:?}\n{log}"
             );
         }
         RunState::Running => unreachable!(),
     }
     assert_eq!(
-        finished.prefix.totals, local_totals.0,
+        finished.prefix.totals, local_totals,
         "the verdict's totals differ from one machine's\n{log}"
     );
     let (games, batches) = match db_text.starts_with("postgres") {
@@ -415,25 +417,7 @@ fn stop_and_sigterm_reach_the_worker() {
 fn a_restarted_database_and_a_cut_off_worker_lose_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let config = config(dir.path(), 40);
-    let local = arbiter(
-        &["match", "sprt.toml", "--store", "local.db", "--quiet"],
-        dir.path(),
-    );
-    assert!(
-        // H1 0, H0 1, no decision in the pairs planned 3.
-        matches!(local.status.code(), Some(0 | 1 | 3)),
-        "{}",
-        text(&local.stderr)
-    );
-    let (local_totals, local_state) = block_on(async {
-        let store = Store::open(&Location::parse(
-            &dir.path().join("local.db").display().to_string(),
-        ))
-        .await
-        .unwrap();
-        let run = store.find_run_by_name("fleet-sprt").await.unwrap().unwrap();
-        (store.totals(run.id).await.unwrap(), run.state)
-    });
+    let (local_totals, local_state) = one_machine(dir.path());
 
     let cluster = arbiter_pgtest::Cluster::start().expect("a throwaway PostgreSQL cluster");
     let db = cluster.database("fleet").unwrap();

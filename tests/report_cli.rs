@@ -872,12 +872,17 @@ fn a_run_stored_before_its_facts_is_reported_from_its_configuration() {
     assert_eq!(code, Some(0), "{stderr}");
     let created = stored_facts(&db).expect("a new run's facts");
 
-    // The file as schema 5 left it: no facts, no link, no migration 6.
+    // The file as schema 5 left it: no facts, no link, neither migration 6 nor 7 (the fleet's
+    // tables and columns).
     raw_sql(
         &db,
-        "DROP INDEX runs_by_confirms_run; ALTER TABLE runs DROP COLUMN facts; \
+        "DROP TABLE run_files; DROP TABLE run_prefix; DROP TABLE batches; DROP TABLE workers; \
+         DROP INDEX pairs_in_unit_order; ALTER TABLE run_engines DROP COLUMN signature; \
+         ALTER TABLE runs DROP COLUMN priority; ALTER TABLE runs DROP COLUMN worker_limit; \
+         ALTER TABLE runs DROP COLUMN batch_units; \
+         DROP INDEX runs_by_confirms_run; ALTER TABLE runs DROP COLUMN facts; \
          ALTER TABLE runs DROP COLUMN confirms_run; \
-         DELETE FROM _sqlx_migrations WHERE version = 6;",
+         DELETE FROM _sqlx_migrations WHERE version >= 6;",
     );
     let (code, old, stderr) = json_report(dir.path());
     assert_eq!(code, Some(0), "{stderr}");

@@ -272,7 +272,8 @@ pub fn worker(args: &WorkerArgs) -> anyhow::Result<ExitCode> {
         }),
         concurrency: concurrency.max(1),
         lease: Duration::from_secs_f64(args.lease),
-        idle_poll: Duration::from_secs(5),
+        // A lapsed lease is worth a look soon after it lapses.
+        idle_poll: Duration::from_secs_f64((args.lease / 3.0).min(5.0)),
         exit_when_idle: args.exit_when_idle,
         scratch: match (&args.scratch, &scratch_dir) {
             (Some(path), _) => path.clone(),

@@ -20,7 +20,7 @@ use std::time::Duration;
 use arbiter_stats::SprtState;
 use arbiter_store::{
     sha256_hex, Heartbeat, Lease, PairRecord, Pairing, Queue, RunFile, RunId, RunOutcome, RunSpec,
-    Store, StoreError, Submitted, Totals, WorkerId, WorkerInfo,
+    RunState, Store, StoreError, Submitted, Totals, WorkerId, WorkerInfo,
 };
 use tokio::sync::{mpsc, watch};
 
@@ -103,14 +103,9 @@ pub async fn submit(
         .engines
         .iter()
         .map(|engine| match &engine.program {
-            Program::Uci(process) => {
-                let program = process.cmd.as_path();
-                let path = match program.components().count() {
-                    1 => which(program),
-                    _ => Some(absolute_in(base, program)),
-                };
-                path.and_then(|p| binary_signature(&p).ok())
-            }
+            Program::Uci(process) => program_path(base, &process.cmd)
+                .ok()
+                .and_then(|p| binary_signature(&p).ok()),
             Program::Staunton { .. } => Some(staunton_signature()),
         })
         .collect();
@@ -239,6 +234,15 @@ fn absolute_in(base: &Path, path: &Path) -> PathBuf {
     }
 }
 
+/// The binary an engine's `cmd` runs: a bare name as the shell would find it on `PATH`, a path
+/// from `base`.
+fn program_path(base: &Path, cmd: &Path) -> Result<PathBuf, String> {
+    match cmd.components().count() {
+        1 => which(cmd).ok_or_else(|| format!("{} is not on this machine's PATH", cmd.display())),
+        _ => Ok(absolute_in(base, cmd)),
+    }
+}
+
 /// A program named without a folder, as the shell would find it on `PATH`.
 fn which(program: &Path) -> Option<PathBuf> {
     std::env::var_os("PATH").and_then(|paths| {
@@ -359,8 +363,21 @@ pub async fn work(
         };
         let Some(lease) = claimed else {
             let _ = events.send(WorkerEvent::Idle);
+            // Batches leased by others may still lapse and come back: idle means none left
+            // undone in any run this worker may play, not merely none open now.
             if options.exit_when_idle {
-                break WorkerEnd::Idle;
+                let undone = retrying("reading the queue", events, &cancel, || store.queued_runs())
+                    .await?
+                    .into_iter()
+                    .any(|queued| {
+                        matches!(queued.run.state, RunState::Running)
+                            && !excluded.contains(&queued.run.id)
+                            && queued.batches.open + queued.batches.leased + queued.batches.expired
+                                > 0
+                    });
+                if !undone {
+                    break WorkerEnd::Idle;
+                }
             }
             tokio::select! {
                 _ = tokio::time::sleep(options.idle_poll) => continue,
@@ -378,15 +395,7 @@ pub async fn work(
             match ready {
                 Ok(ready) => prepared = Some(ready),
                 Err(reason) => {
-                    retrying("releasing a batch", events, &cancel, || {
-                        store.release_batch(&lease)
-                    })
-                    .await?;
-                    excluded.push(lease.run);
-                    let _ = events.send(WorkerEvent::Refused {
-                        run: lease.run,
-                        reason,
-                    });
+                    leave(&store, &lease, reason, &mut excluded, events, &cancel).await?;
                     continue;
                 }
             }
@@ -427,15 +436,8 @@ pub async fn work(
             BatchEnd::Fault(reason) => {
                 // `recover = false`: the run stops on an engine's fault. This worker gives the
                 // batch back and leaves the run; the next worker's engines may hold.
-                retrying("releasing a batch", events, &cancel, || {
-                    store.release_batch(&lease)
-                })
-                .await?;
-                excluded.push(lease.run);
-                let _ = events.send(WorkerEvent::Refused {
-                    run: lease.run,
-                    reason: format!("an engine failed under recover = false: {reason}"),
-                });
+                let reason = format!("an engine failed under recover = false: {reason}");
+                leave(&store, &lease, reason, &mut excluded, events, &cancel).await?;
             }
         }
     };
@@ -443,6 +445,27 @@ pub async fn work(
         old.players.shutdown().await;
     }
     Ok(end)
+}
+
+/// Gives `lease`'s batch back and leaves its run to other workers, saying why.
+async fn leave(
+    store: &Store,
+    lease: &Lease,
+    reason: String,
+    excluded: &mut Vec<RunId>,
+    events: &mpsc::UnboundedSender<WorkerEvent>,
+    cancel: &watch::Receiver<bool>,
+) -> Result<(), FleetError> {
+    retrying("releasing a batch", events, cancel, || {
+        store.release_batch(lease)
+    })
+    .await?;
+    excluded.push(lease.run);
+    let _ = events.send(WorkerEvent::Refused {
+        run: lease.run,
+        reason,
+    });
+    Ok(())
 }
 
 /// Calls `op` until it succeeds, retrying the store's transient errors (the database restarted,
@@ -556,17 +579,8 @@ fn prepare_here(
         .iter()
         .map(|engine| match &engine.program {
             Program::Uci(process) => {
-                let program = process.cmd.as_path();
-                let path = match program.components().count() {
-                    1 => which(program).ok_or_else(|| {
-                        format!(
-                            "engine {}: {} is not on this worker's PATH",
-                            engine.name,
-                            program.display()
-                        )
-                    })?,
-                    _ => absolute_in(Path::new("."), program),
-                };
+                let path = program_path(Path::new("."), &process.cmd)
+                    .map_err(|why| format!("engine {}: {why}", engine.name))?;
                 binary_signature(&path).map_err(|e| {
                     format!(
                         "engine {}: cannot read {}: {e}",
