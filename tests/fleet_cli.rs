@@ -14,13 +14,18 @@ use crate::common::{arbiter, staunton, text, BOOK};
 /// A fixed-node SPRT between staunton and staunton with a weaker knight: deterministic games,
 /// so one machine and a fleet play the same ones.
 fn config(dir: &Path, rounds: u64) -> PathBuf {
+    config_at(dir, rounds, 300)
+}
+
+/// [`config`] at `nodes` a move.
+fn config_at(dir: &Path, rounds: u64, nodes: u64) -> PathBuf {
     std::fs::copy(BOOK, dir.join("book.epd")).unwrap();
     let path = dir.join("sprt.toml");
     std::fs::write(
         &path,
         format!(
             "name = \"fleet-sprt\"\nrounds = {rounds}\nseed = 11\nconcurrency = 1\n\
-             [each]\ntc = \"inf\"\nnodes = 300\nhash = 1\n\
+             [each]\ntc = \"inf\"\nnodes = {nodes}\nhash = 1\n\
              [[engine]]\nname = \"dev\"\nbuiltin = \"staunton\"\n\
              [[engine]]\nname = \"base\"\nbuiltin = \"staunton\"\n\
              params = {{ knight_mg = 200, knight_eg = 200 }}\n\
@@ -416,7 +421,8 @@ fn stop_and_sigterm_reach_the_worker() {
 #[test]
 fn a_restarted_database_and_a_cut_off_worker_lose_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let config = config(dir.path(), 40);
+    // Games long enough that the run is still playing when the cut and the restart come.
+    let config = config_at(dir.path(), 60, 1000);
     let (local_totals, local_state) = one_machine(dir.path());
 
     let cluster = arbiter_pgtest::Cluster::start().expect("a throwaway PostgreSQL cluster");
@@ -455,14 +461,13 @@ fn a_restarted_database_and_a_cut_off_worker_lose_nothing() {
         }
     };
     wait_for("a first batch", &|| progress(&db) >= 1);
-    // The cut-off worker holds a lease (or is about to claim one) when the cut comes; it lasts
-    // twice the 3-second lease, so another worker takes that batch over.
+    // The cut-off worker loses the database for two leases, and while it is away the server
+    // restarts under the other two: their connections break in the middle of their work.
     proxy.cut();
-    std::thread::sleep(Duration::from_secs(6));
-    proxy.restore();
-    let before = progress(&db);
-    wait_for("a batch after the cut", &|| progress(&db) > before);
+    std::thread::sleep(Duration::from_secs(1));
     cluster.restart().expect("restart the database");
+    std::thread::sleep(Duration::from_secs(5));
+    proxy.restore();
     let finished = loop {
         let runs = queued(&db);
         if let Some(run) = runs
@@ -500,4 +505,49 @@ fn a_restarted_database_and_a_cut_off_worker_lose_nothing() {
         "the batches' tallies are the run's totals"
     );
     assert_eq!(games, finished.totals.games(), "every game stored once");
+}
+
+/// A queued run whose stored row was edited into a configuration that no longer reads is
+/// refused by the worker, with the run and the field named; its batch goes back, nothing is
+/// counted, and the worker moves on.
+#[test]
+fn a_run_row_edited_by_hand_is_refused_and_counts_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config(dir.path(), 4);
+    let db = dir.path().join("fleet.db");
+    let db_text = db.display().to_string();
+    let submitted = arbiter(
+        &["submit", config.to_str().unwrap(), "--db", &db_text],
+        dir.path(),
+    );
+    assert!(submitted.status.success(), "{}", text(&submitted.stderr));
+    crate::common::raw_sql(
+        &db,
+        "UPDATE runs SET config = 'rounds = \"many\"' WHERE id = 1",
+    );
+    let played = arbiter(
+        &[
+            "worker",
+            "--db",
+            &db_text,
+            "--name",
+            "w",
+            "--exit-when-idle",
+            "--lease",
+            "5",
+        ],
+        dir.path(),
+    );
+    let said = text(&played.stderr);
+    assert!(played.status.success(), "{said}");
+    assert!(
+        said.contains("run 1 refused: run 1") && said.contains("rounds"),
+        "{said}"
+    );
+    let runs = queued(&db_text);
+    assert_eq!(runs[0].totals, Totals::default());
+    assert_eq!(
+        runs[0].batches.leased, 0,
+        "the batch went back to the queue"
+    );
 }
