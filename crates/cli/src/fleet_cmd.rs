@@ -261,15 +261,10 @@ pub fn worker(args: &WorkerArgs) -> anyhow::Result<ExitCode> {
         None => Some(tempfile::tempdir().context("create a scratch folder")?),
     };
     let options = WorkerOptions {
-        name: args.name.clone().unwrap_or_else(|| {
-            format!(
-                "{}-{}",
-                std::fs::read_to_string("/proc/sys/kernel/hostname")
-                    .map(|h| h.trim().to_owned())
-                    .unwrap_or_else(|_| "worker".to_owned()),
-                std::process::id()
-            )
-        }),
+        name: args
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("{}-{}", fleet::hostname(), std::process::id())),
         concurrency: concurrency.max(1),
         lease: Duration::from_secs_f64(args.lease),
         // A lapsed lease is worth a look soon after it lapses.

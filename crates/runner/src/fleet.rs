@@ -768,7 +768,8 @@ async fn play_batch(
     })
 }
 
-fn hostname() -> String {
+/// This machine's name, as a worker reports it and names itself by default.
+pub fn hostname() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|h| h.trim().to_owned())
         .ok()

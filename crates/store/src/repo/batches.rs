@@ -534,19 +534,11 @@ where
         .bind(run.get())
         .bind(as_i64(lease.sequence))
         .bind(lease.worker.get())
-        .bind(signatures)
-        .bind(as_i64(tally.pairs))
-        .bind(as_i64(tally.wins))
-        .bind(as_i64(tally.draws))
-        .bind(as_i64(tally.losses))
-        .bind(as_i64(tally.pentanomial[0]))
-        .bind(as_i64(tally.pentanomial[1]))
-        .bind(as_i64(tally.pentanomial[2]))
-        .bind(as_i64(tally.pentanomial[3]))
-        .bind(as_i64(tally.pentanomial[4]))
-        .fetch_optional(&mut *tx)
-        .await
-        .map_err(|e| self.fail(operation(), e))?;
+        .bind(signatures);
+        let done = with_totals(done, &tally)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(|e| self.fail(operation(), e))?;
         if done.is_none() {
             // Another submit of this batch committed while this one waited: count nothing.
             tx.rollback().await.map_err(|e| self.fail(operation(), e))?;
@@ -628,26 +620,17 @@ where
             verdict = Some(RunOutcome::Complete);
         }
         if prefix.units != before {
-            let t = prefix.totals;
-            sqlx::query(
+            let update = sqlx::query(
                 "UPDATE run_prefix SET units = $2, pairs = $3, wins = $4, draws = $5, \
                  losses = $6, penta_ll = $7, penta_ld = $8, penta_dd = $9, penta_dw = $10, \
                  penta_ww = $11 WHERE run_id = $1",
             )
             .bind(run.get())
-            .bind(as_i64(prefix.units))
-            .bind(as_i64(t.pairs))
-            .bind(as_i64(t.wins))
-            .bind(as_i64(t.draws))
-            .bind(as_i64(t.losses))
-            .bind(as_i64(t.pentanomial[0]))
-            .bind(as_i64(t.pentanomial[1]))
-            .bind(as_i64(t.pentanomial[2]))
-            .bind(as_i64(t.pentanomial[3]))
-            .bind(as_i64(t.pentanomial[4]))
-            .execute(&mut **tx)
-            .await
-            .map_err(|e| self.fail(operation(), e))?;
+            .bind(as_i64(prefix.units));
+            with_totals(update, &prefix.totals)
+                .execute(&mut **tx)
+                .await
+                .map_err(|e| self.fail(operation(), e))?;
         }
         Ok((prefix, verdict))
     }
@@ -926,6 +909,21 @@ pub fn sha256_hex(content: &[u8]) -> String {
         .iter()
         .map(|byte| format!("{byte:02x}"))
         .collect()
+}
+
+/// Binds the nine counts of `totals` next, in [`TALLY_COLUMNS`] order: a batch's tally and a
+/// prefix's totals are stored as the run's totals are.
+fn with_totals<'q, DB: sqlx::Database>(
+    query: sqlx::query::Query<'q, DB, <DB as sqlx::Database>::Arguments>,
+    totals: &Totals,
+) -> sqlx::query::Query<'q, DB, <DB as sqlx::Database>::Arguments>
+where
+    i64: Encode<'q, DB> + Type<DB>,
+{
+    [totals.pairs, totals.wins, totals.draws, totals.losses]
+        .into_iter()
+        .chain(totals.pentanomial)
+        .fold(query, |query, count| query.bind(as_i64(count)))
 }
 
 /// A count or index as the database's signed 64-bit integer (none comes near 2^63).
