@@ -22,6 +22,7 @@ use arbiter_store::{
     sha256_hex, Heartbeat, Lease, PairRecord, Pairing, Queue, RunFile, RunId, RunOutcome, RunSpec,
     RunState, Store, StoreError, Submitted, Totals, WorkerId, WorkerInfo,
 };
+use futures_util::future::BoxFuture;
 use tokio::sync::{mpsc, watch};
 
 use crate::config::{CheckedConfig, ConfigError, Program, RunConfig};
@@ -76,7 +77,16 @@ pub struct SubmittedRun {
 
 /// Queues `config` (read from the folder `base`) in `store` for workers: a new run under the
 /// configuration's name (or the next free `NAME-2` ...), never a resumed one.
-pub async fn submit(
+pub fn submit<'a>(
+    store: &'a Store,
+    config: RunConfig,
+    base: &'a Path,
+    options: &'a SubmitOptions,
+) -> BoxFuture<'a, Result<SubmittedRun, FleetError>> {
+    Box::pin(submit_body(store, config, base, options))
+}
+
+async fn submit_body(
     store: &Store,
     config: RunConfig,
     base: &Path,
@@ -327,7 +337,16 @@ struct Prepared {
 
 /// The worker: claims batches from `store` until there are none (with `exit_when_idle`) or
 /// `cancel` turns true, playing each and submitting it.
-pub async fn work(
+pub fn work<'a>(
+    store: Arc<Store>,
+    options: &'a WorkerOptions,
+    events: &'a mpsc::UnboundedSender<WorkerEvent>,
+    cancel: watch::Receiver<bool>,
+) -> BoxFuture<'a, Result<WorkerEnd, FleetError>> {
+    Box::pin(work_body(store, options, events, cancel))
+}
+
+async fn work_body(
     store: Arc<Store>,
     options: &WorkerOptions,
     events: &mpsc::UnboundedSender<WorkerEvent>,

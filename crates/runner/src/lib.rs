@@ -23,6 +23,13 @@
 //! [`play::PairSink`]); [`sinks`] holds the store's sink (`run_match`) and the tuner's
 //! (`tally_pairs`); [`outputs`] writes the summary record and the export files. Faults of
 //! engines are ordinary outcomes at every layer, never errors that stop a run.
+//!
+//! The entry points other crates await ([`sinks::run_match`], [`sinks::tally_pairs`],
+//! [`lifecycle::open_match`], [`fleet::work`], [`play::Play::next_pair`] ...) return boxed futures,
+//! as the store's methods do, and [`play::Play::start`] spawns its workers from a function
+//! without type parameters. An `async fn`'s body, with every async call under it, is compiled
+//! again in each crate that awaits it; behind a box it is compiled once, here, instead of in
+//! the `arbiter` binary and each of the tests too (that was most of the test build's time).
 
 // A library speaks through its caller (events, writers, errors); the terminal is the binary's.
 #![warn(clippy::print_stdout, clippy::print_stderr)]

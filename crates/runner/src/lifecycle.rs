@@ -18,6 +18,7 @@ use arbiter_store::{
     Pairing, Run, RunFacts, RunId, RunLock, RunSpec, RunState, Store, StoreError, TuningMethod,
     Upgrade,
 };
+use futures_util::future::BoxFuture;
 
 use crate::config::{ConfigError, EngineConfig, RunConfig};
 use crate::outputs::Export;
@@ -140,7 +141,15 @@ pub struct OpenedMatch {
 
 /// Continues stored run `key` (its id or name) with the configuration it was started with,
 /// from the folder it was started in.
-pub async fn resume_match(
+pub fn resume_match<'a>(
+    store: &'a Store,
+    key: &'a str,
+    location: &'a str,
+) -> BoxFuture<'a, Result<OpenedMatch, LifecycleError>> {
+    Box::pin(resume_match_body(store, key, location))
+}
+
+async fn resume_match_body(
     store: &Store,
     key: &str,
     location: &str,
@@ -175,7 +184,17 @@ pub async fn resume_match(
 /// differ); after a finished one, or none, a new run starts under the next free name with the
 /// configuration's seed or a fresh one, and with `confirms`, the tuning run it is the
 /// confirmation SPRT of. A configuration that cannot run on this machine never creates a run.
-pub async fn open_match(
+pub fn open_match<'a>(
+    store: &'a Store,
+    config: RunConfig,
+    base: &'a Path,
+    location: &'a str,
+    confirms: Option<RunId>,
+) -> BoxFuture<'a, Result<OpenedMatch, LifecycleError>> {
+    Box::pin(open_match_body(store, config, base, location, confirms))
+}
+
+async fn open_match_body(
     store: &Store,
     config: RunConfig,
     base: &Path,

@@ -15,6 +15,7 @@ use arbiter_stats::{SprtStatus, StatsError};
 use arbiter_store::{
     GameResult, GameRow, PairKey, PairRecord, PairTally, RunId, StoreError, Totals,
 };
+use futures_util::future::BoxFuture;
 use tokio::sync::{mpsc, watch};
 
 use crate::commlog::EngineTap;
@@ -382,7 +383,7 @@ where
     let end = loop {
         let played = if cancellable {
             tokio::select! {
-                played = play.next() => played,
+                played = play.next_pair() => played,
                 changed = cancel.changed() => {
                     match changed {
                         Ok(()) if *cancel.borrow() => break End::Cancelled,
@@ -393,7 +394,7 @@ where
                 }
             }
         } else {
-            play.next().await
+            play.next_pair().await
         };
         let taken = match played {
             Ok(Some(Played::Pair(pair))) => sink.take(*pair).await,
@@ -445,14 +446,24 @@ impl Play {
         I: IntoIterator<Item = u64>,
         I::IntoIter: Send + 'static,
     {
-        let units = units.into_iter();
+        Play::start_units(spec, Box::new(units.into_iter()), players, events)
+    }
+
+    /// [`Play::start`] without its type parameter. The workers it spawns (the game loop, the
+    /// engines, UCI) are compiled here once, not again for each caller's type of `units`.
+    fn start_units(
+        spec: Arc<PlaySpec>,
+        units: Box<dyn Iterator<Item = u64> + Send>,
+        players: Arc<Players>,
+        events: mpsc::UnboundedSender<Event>,
+    ) -> Play {
         // No more workers than there can be games: a worker starts its engines only once it
         // has a game, so one too many costs nothing but a task.
         let most = units.size_hint().1.map_or(u64::MAX, |n| n as u64);
         let in_flight = (spec.concurrency.max(1) as u64).min(most.saturating_mul(2));
         let schedule = Arc::new(Mutex::new(Schedule {
             spec: spec.clone(),
-            units: Box::new(units),
+            units,
             second_game_of: None,
             in_flight: BTreeSet::new(),
         }));
@@ -486,8 +497,13 @@ impl Play {
     }
 
     /// The next finished pair, in the order pairs finish; `None` once every unit asked for
-    /// was handed over. Cancel-safe: dropping the future loses no game.
-    pub async fn next(&mut self) -> Result<Option<Played>, MatchError> {
+    /// was handed over. Cancel-safe: dropping the future loses no game. Boxed, like the
+    /// store's futures, so that the game loop behind it is compiled in this crate only.
+    pub fn next_pair(&mut self) -> BoxFuture<'_, Result<Option<Played>, MatchError>> {
+        Box::pin(self.next_pair_body())
+    }
+
+    async fn next_pair_body(&mut self) -> Result<Option<Played>, MatchError> {
         if let Some(text) = self.stopping.take() {
             return Ok(Some(Played::Fault(text)));
         }

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use arbiter_stats::{SprtState, SprtStatus};
 use arbiter_store::{Committed, GameRow, RunId, RunState, Store, Totals};
+use futures_util::future::BoxFuture;
 use tokio::sync::{mpsc, watch};
 
 use crate::play::{play, play_with, End, Event, Flow, MatchError, PairSink, PlayedPair, Players};
@@ -144,7 +145,17 @@ impl PairSink for TallySink {
 /// Plays the pairs of `run` that the store does not hold yet, in schedule order, into the
 /// [`StoreSink`]; the match stops when the SPRT decides. `cancel` turning true stops the match
 /// (games in flight are abandoned uncounted; the run stays resumable).
-pub async fn run_match(
+pub fn run_match(
+    spec: Arc<MatchSpec>,
+    store: Arc<Store>,
+    run: RunId,
+    events: mpsc::UnboundedSender<Event>,
+    cancel: watch::Receiver<bool>,
+) -> BoxFuture<'static, Result<Summary, MatchError>> {
+    Box::pin(run_match_body(spec, store, run, events, cancel))
+}
+
+async fn run_match_body(
     spec: Arc<MatchSpec>,
     store: Arc<Store>,
     run: RunId,
@@ -215,7 +226,16 @@ pub async fn run_match(
 /// Plays `pairs` of `spec` (indices below `spec.pairs`) into a [`TallySink`] with `players`
 /// (kept for the next call, see [`Players`]) and returns their totals. What a tuner needs: "play these pairs and hand me the outcomes". An engine fault
 /// under `recover = false` is an error here.
-pub async fn tally_pairs(
+pub fn tally_pairs<'a>(
+    spec: Arc<PlaySpec>,
+    pairs: &'a BTreeSet<u64>,
+    players: &'a Arc<Players>,
+    events: mpsc::UnboundedSender<Event>,
+) -> BoxFuture<'a, Result<Totals, MatchError>> {
+    Box::pin(tally_pairs_body(spec, pairs, players, events))
+}
+
+async fn tally_pairs_body(
     spec: Arc<PlaySpec>,
     pairs: &BTreeSet<u64>,
     players: &Arc<Players>,

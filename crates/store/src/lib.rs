@@ -241,6 +241,7 @@ mod sqlite;
 
 use std::collections::BTreeSet;
 
+use futures_util::future::BoxFuture;
 use futures_util::stream::BoxStream;
 
 pub use error::{Result, StoreError};
@@ -259,6 +260,13 @@ pub use run_lock::RunLock;
 
 pub use repo::sha256_hex;
 use repo::Repo;
+
+/// What every [`Store`] method returns: a boxed future, so that the store's code (generic over
+/// the two SQL dialects, and sqlx's under it) is compiled once, here. An `async fn` body is
+/// compiled again in every crate that awaits it, with all the generic code it reaches; with
+/// about forty test binaries and the `arbiter` binary awaiting the store, that was most of the
+/// test build. One allocation per database call costs nothing beside the call.
+pub type StoreFuture<'a, T> = BoxFuture<'a, Result<T>>;
 
 /// A connection to one arbiter database. Cheap to share: wrap it in an `Arc` and call it from
 /// any number of tasks (it needs a Tokio runtime).
@@ -301,23 +309,23 @@ macro_rules! with_repo {
 impl Store {
     /// Opens the store at `location`, creating an SQLite file that does not exist yet, and
     /// brings its schema up to date.
-    pub async fn open(location: &Location) -> Result<Store> {
-        Store::connect(location, Open::Create).await
+    pub fn open(location: &Location) -> StoreFuture<'_, Store> {
+        Box::pin(Store::connect(location, Open::Create))
     }
 
     /// Opens a store that exists already (to resume a run): a missing SQLite file is
     /// [`StoreError::NotFound`], and an empty file or database, like someone else's, is
     /// [`StoreError::NotArbiterDatabase`], left as it was rather than made a new store.
-    pub async fn open_existing(location: &Location) -> Result<Store> {
-        Store::connect(location, Open::Existing).await
+    pub fn open_existing(location: &Location) -> StoreFuture<'_, Store> {
+        Box::pin(Store::connect(location, Open::Existing))
     }
 
     /// Opens a store that exists already to read it (reports, exports), refusing what
     /// [`Store::open_existing`] refuses and changing nothing: an SQLite store's connections
     /// are read-only. A store of an older arbiter is the exception: it is brought up to date in
     /// place first, as every command does, since this build reads only its own schema.
-    pub async fn open_read_only(location: &Location) -> Result<Store> {
-        Store::connect(location, Open::ReadOnly).await
+    pub fn open_read_only(location: &Location) -> StoreFuture<'_, Store> {
+        Box::pin(Store::connect(location, Open::ReadOnly))
     }
 
     async fn connect(location: &Location, how: Open) -> Result<Store> {
@@ -358,36 +366,36 @@ impl Store {
     /// lineup that makes no sense (fewer than two engines, a name twice, an empty name, no
     /// pairing, a pairing of an engine the run lacks or of an engine with itself) is
     /// [`StoreError::InvalidRun`], naming what is wrong.
-    pub async fn create_run(&self, spec: &RunSpec) -> Result<RunId> {
-        with_repo!(self, repo => repo.create_run(spec).await)
+    pub fn create_run<'a>(&'a self, spec: &'a RunSpec) -> StoreFuture<'a, RunId> {
+        with_repo!(self, repo => Box::pin(repo.create_run(spec)))
     }
 
     /// The run with this name, if any.
-    pub async fn find_run_by_name(&self, name: &str) -> Result<Option<Run>> {
-        with_repo!(self, repo => repo.find_run_by_name(name).await)
+    pub fn find_run_by_name<'a>(&'a self, name: &'a str) -> StoreFuture<'a, Option<Run>> {
+        with_repo!(self, repo => Box::pin(repo.find_run_by_name(name)))
     }
 
     /// The run with this id, or [`StoreError::UnknownRun`].
-    pub async fn run(&self, run: RunId) -> Result<Run> {
-        with_repo!(self, repo => repo.run(run).await)
+    pub fn run(&self, run: RunId) -> StoreFuture<'_, Run> {
+        with_repo!(self, repo => Box::pin(repo.run(run)))
     }
 
     /// Every run, oldest first.
-    pub async fn runs(&self) -> Result<Vec<Run>> {
-        with_repo!(self, repo => repo.runs().await)
+    pub fn runs(&self) -> StoreFuture<'_, Vec<Run>> {
+        with_repo!(self, repo => Box::pin(repo.runs()))
     }
 
     /// The runs created as confirmations of `run` (an SPSA run's SPRT of its tuned values
     /// against the start), oldest first; none for a run without one, or whose confirmation was
     /// created before migration 6 stored the link (until [`Store::link_confirmation`] adds it).
-    pub async fn confirmations(&self, run: RunId) -> Result<Vec<Run>> {
-        with_repo!(self, repo => repo.confirmations(run).await)
+    pub fn confirmations(&self, run: RunId) -> StoreFuture<'_, Vec<Run>> {
+        with_repo!(self, repo => Box::pin(repo.confirmations(run)))
     }
 
     /// Closes a running run with its verdict. A run
     /// that is already finished is [`StoreError::RunFinished`].
-    pub async fn finish_run(&self, run: RunId, verdict: RunOutcome) -> Result<()> {
-        with_repo!(self, repo => repo.finish_run(run, verdict).await)
+    pub fn finish_run(&self, run: RunId, verdict: RunOutcome) -> StoreFuture<'_, ()> {
+        with_repo!(self, repo => Box::pin(repo.finish_run(run, verdict)))
     }
 
     /// Commits a finished pair, its two games (or an unpaired run's unit of one game) and its
@@ -397,8 +405,8 @@ impl Store {
     /// pairing and index) was committed before. Refuses, having written nothing: an
     /// inconsistent tally, a pairing the run does not have or an index beyond its pairing's
     /// plan ([`StoreError::InvalidPair`]), an unknown run, a finished run.
-    pub async fn commit_pair(&self, pair: &PairRecord) -> Result<Committed> {
-        with_repo!(self, repo => repo.commit_pair(pair).await)
+    pub fn commit_pair<'a>(&'a self, pair: &'a PairRecord) -> StoreFuture<'a, Committed> {
+        with_repo!(self, repo => Box::pin(repo.commit_pair(pair)))
     }
 
     /// The exclusive right to play `run` in this process, until the guard is dropped.
@@ -409,30 +417,30 @@ impl Store {
     /// another guard of the run lives, in this process or any other on the same database (on
     /// PostgreSQL after a grace of three seconds, see the crate docs). The lock ends with the
     /// process, however it ends, so a run killed with SIGKILL can be resumed at once.
-    pub async fn lock_run(&self, run: RunId) -> Result<RunLock> {
+    pub fn lock_run(&self, run: RunId) -> StoreFuture<'_, RunLock> {
         match &self.backend {
-            Backend::Sqlite { repo, file } => sqlite::lock_run(repo, file, run).await,
+            Backend::Sqlite { repo, file } => Box::pin(sqlite::lock_run(repo, file, run)),
             #[cfg(feature = "postgres")]
-            Backend::Postgres(repo) => postgres::lock_run(repo, run).await,
+            Backend::Postgres(repo) => Box::pin(postgres::lock_run(repo, run)),
         }
     }
 
     /// The run's totals: the sums of its committed pairs over all pairings (for a match, its
     /// one pairing's, from the first engine's side).
-    pub async fn totals(&self, run: RunId) -> Result<Totals> {
-        with_repo!(self, repo => repo.totals(run).await)
+    pub fn totals(&self, run: RunId) -> StoreFuture<'_, Totals> {
+        with_repo!(self, repo => Box::pin(repo.totals(run)))
     }
 
     /// Each pairing's totals, from its first engine's side, indexed by pairing number; a
     /// pairing without committed pairs has zero totals. Kept by the same transaction that
     /// commits each pair, so they always add up to [`Store::totals`].
-    pub async fn pairing_totals(&self, run: RunId) -> Result<Vec<Totals>> {
-        with_repo!(self, repo => repo.pairing_totals(run).await)
+    pub fn pairing_totals(&self, run: RunId) -> StoreFuture<'_, Vec<Totals>> {
+        with_repo!(self, repo => Box::pin(repo.pairing_totals(run)))
     }
 
     /// The keys of the run's committed pairs: what a resumed run must not play again.
-    pub async fn committed_pairs(&self, run: RunId) -> Result<BTreeSet<PairKey>> {
-        with_repo!(self, repo => repo.committed_pairs(run).await)
+    pub fn committed_pairs(&self, run: RunId) -> StoreFuture<'_, BTreeSet<PairKey>> {
+        with_repo!(self, repo => Box::pin(repo.committed_pairs(run)))
     }
 
     /// The run's pairs as they were committed, streamed, with `sequence` 1, 2, 3 ...: the path
@@ -450,14 +458,18 @@ impl Store {
 
     /// Stores a new tuning run: the run as [`Store::create_run`] stores it (refusing the same
     /// things) and its set-up, in one transaction, so that no run exists without what it tunes.
-    pub async fn create_tuning_run(&self, spec: &RunSpec, setup: &TuningSetup) -> Result<RunId> {
-        with_repo!(self, repo => repo.create_run_with(spec, Some(setup), None).await)
+    pub fn create_tuning_run<'a>(
+        &'a self,
+        spec: &'a RunSpec,
+        setup: &'a TuningSetup,
+    ) -> StoreFuture<'a, RunId> {
+        with_repo!(self, repo => Box::pin(repo.create_run_with(spec, Some(setup), None)))
     }
 
     /// The set-up a tuning run was created with; `None` for a run that is not a tuning run (a
     /// match). An unknown run is [`StoreError::UnknownRun`].
-    pub async fn tuning_setup(&self, run: RunId) -> Result<Option<TuningSetup>> {
-        with_repo!(self, repo => repo.tuning_setup(run).await)
+    pub fn tuning_setup(&self, run: RunId) -> StoreFuture<'_, Option<TuningSetup>> {
+        with_repo!(self, repo => Box::pin(repo.tuning_setup(run)))
     }
 
     /// Commits a finished tuning step in one transaction, keyed by (run, step).
@@ -467,14 +479,18 @@ impl Store {
     /// games of the step's pairs, a step beyond the next one (steps follow each other with no
     /// gap, each starting from the values the one before left), a run that is not a tuning run
     /// ([`StoreError::InvalidStep`]), an unknown run, a finished run.
-    pub async fn commit_step(&self, run: RunId, step: &TuningStep) -> Result<Committed> {
-        with_repo!(self, repo => repo.commit_step(run, step).await)
+    pub fn commit_step<'a>(
+        &'a self,
+        run: RunId,
+        step: &'a TuningStep,
+    ) -> StoreFuture<'a, Committed> {
+        with_repo!(self, repo => Box::pin(repo.commit_step(run, step)))
     }
 
     /// The committed steps of a tuning run, oldest first: the path the values took, and where a
     /// resumed run starts (after the last one). An unknown run is [`StoreError::UnknownRun`].
-    pub async fn tuning_steps(&self, run: RunId) -> Result<Vec<CommittedStep>> {
-        with_repo!(self, repo => repo.tuning_steps(run).await)
+    pub fn tuning_steps(&self, run: RunId) -> StoreFuture<'_, Vec<CommittedStep>> {
+        with_repo!(self, repo => Box::pin(repo.tuning_steps(run)))
     }
 
     /// Stores a new run queued for workers: the run as [`Store::create_run`] stores it
@@ -482,19 +498,19 @@ impl Store {
     /// its files and its engines' known signatures, in one transaction. A run that is queued
     /// is played by [`Store::claim_batch`] and [`Store::submit_batch`], not by a local
     /// [`Store::commit_pair`] loop (which would not advance its prefix).
-    pub async fn queue_run(&self, spec: &RunSpec, queue: &Queue) -> Result<RunId> {
-        with_repo!(self, repo => repo.create_run_with(spec, None, Some(queue)).await)
+    pub fn queue_run<'a>(&'a self, spec: &'a RunSpec, queue: &'a Queue) -> StoreFuture<'a, RunId> {
+        with_repo!(self, repo => Box::pin(repo.create_run_with(spec, None, Some(queue))))
     }
 
     /// Registers a worker by name (a worker restarted under its name is the same worker), or
     /// updates the one of that name.
-    pub async fn register_worker(&self, info: &WorkerInfo) -> Result<WorkerId> {
-        with_repo!(self, repo => repo.register_worker(info).await)
+    pub fn register_worker<'a>(&'a self, info: &'a WorkerInfo) -> StoreFuture<'a, WorkerId> {
+        with_repo!(self, repo => Box::pin(repo.register_worker(info)))
     }
 
     /// Every worker the database has heard from, by name.
-    pub async fn workers(&self) -> Result<Vec<Worker>> {
-        with_repo!(self, repo => repo.workers().await)
+    pub fn workers(&self) -> StoreFuture<'_, Vec<Worker>> {
+        with_repo!(self, repo => Box::pin(repo.workers()))
     }
 
     /// Leases the next batch to `worker` for `lease_ms` milliseconds of the database's clock:
@@ -503,25 +519,25 @@ impl Store {
     /// `excluded` (runs whose engines the worker cannot provide) and below its worker limit.
     /// `None` when nothing is left to play. An expired lease is taken here: there is no
     /// sweeper.
-    pub async fn claim_batch(
-        &self,
+    pub fn claim_batch<'a>(
+        &'a self,
         worker: WorkerId,
         lease_ms: i64,
-        excluded: &[RunId],
-    ) -> Result<Option<Lease>> {
-        with_repo!(self, repo => repo.claim_batch(worker, lease_ms, excluded).await)
+        excluded: &'a [RunId],
+    ) -> StoreFuture<'a, Option<Lease>> {
+        with_repo!(self, repo => Box::pin(repo.claim_batch(worker, lease_ms, excluded)))
     }
 
     /// Extends a lease by `lease_ms` from now, or says that it moved on or that the run is
     /// over (the worker then drops the batch).
-    pub async fn heartbeat(&self, lease: &Lease, lease_ms: i64) -> Result<Heartbeat> {
-        with_repo!(self, repo => repo.heartbeat(lease, lease_ms).await)
+    pub fn heartbeat<'a>(&'a self, lease: &'a Lease, lease_ms: i64) -> StoreFuture<'a, Heartbeat> {
+        with_repo!(self, repo => Box::pin(repo.heartbeat(lease, lease_ms)))
     }
 
     /// Gives a leased batch back to the queue at once; `false` if it was no longer the
     /// worker's.
-    pub async fn release_batch(&self, lease: &Lease) -> Result<bool> {
-        with_repo!(self, repo => repo.release_batch(lease).await)
+    pub fn release_batch<'a>(&'a self, lease: &'a Lease) -> StoreFuture<'a, bool> {
+        with_repo!(self, repo => Box::pin(repo.release_batch(lease)))
     }
 
     /// Counts a played batch exactly once, in one transaction: its pairs and games, the batch
@@ -530,45 +546,45 @@ impl Store {
     /// prefix's totals), and the run closed on a verdict or when its last unit is counted.
     /// Refuses, having written nothing, a batch whose pairs are not exactly its units
     /// ([`StoreError::InvalidBatch`]).
-    pub async fn submit_batch(
-        &self,
-        lease: &Lease,
-        pairs: &[PairRecord],
-        signatures: &str,
-        decide: &mut (dyn FnMut(&Totals) -> Option<RunOutcome> + Send),
-    ) -> Result<Submitted> {
-        with_repo!(self, repo => repo.submit_batch(lease, pairs, signatures, decide).await)
+    pub fn submit_batch<'a>(
+        &'a self,
+        lease: &'a Lease,
+        pairs: &'a [PairRecord],
+        signatures: &'a str,
+        decide: &'a mut (dyn FnMut(&Totals) -> Option<RunOutcome> + Send),
+    ) -> StoreFuture<'a, Submitted> {
+        with_repo!(self, repo => Box::pin(repo.submit_batch(lease, pairs, signatures, decide)))
     }
 
     /// The queued runs, highest priority first, with their batches' progress, prefix and
     /// totals.
-    pub async fn queued_runs(&self) -> Result<Vec<QueuedRun>> {
-        with_repo!(self, repo => repo.queued_runs().await)
+    pub fn queued_runs(&self) -> StoreFuture<'_, Vec<QueuedRun>> {
+        with_repo!(self, repo => Box::pin(repo.queued_runs()))
     }
 
     /// Each engine's signature in `run`, in engine order (`None`: not yet known).
-    pub async fn engine_signatures(&self, run: RunId) -> Result<Vec<Option<String>>> {
-        with_repo!(self, repo => repo.engine_signatures(run).await)
+    pub fn engine_signatures(&self, run: RunId) -> StoreFuture<'_, Vec<Option<String>>> {
+        with_repo!(self, repo => Box::pin(repo.engine_signatures(run)))
     }
 
     /// Sets the signatures not yet known to `signatures` and returns them all as stored.
-    pub async fn adopt_signatures(
-        &self,
+    pub fn adopt_signatures<'a>(
+        &'a self,
         run: RunId,
-        signatures: &[String],
-    ) -> Result<Vec<Option<String>>> {
-        with_repo!(self, repo => repo.adopt_signatures(run, signatures).await)
+        signatures: &'a [String],
+    ) -> StoreFuture<'a, Vec<Option<String>>> {
+        with_repo!(self, repo => Box::pin(repo.adopt_signatures(run, signatures)))
     }
 
     /// The files stored with `run` (its book), checked against their SHA-256.
-    pub async fn run_files(&self, run: RunId) -> Result<Vec<RunFile>> {
-        with_repo!(self, repo => repo.run_files(run).await)
+    pub fn run_files(&self, run: RunId) -> StoreFuture<'_, Vec<RunFile>> {
+        with_repo!(self, repo => Box::pin(repo.run_files(run)))
     }
 
     /// Closes the connections, letting SQLite checkpoint its WAL into the database file.
     /// Dropping a store without closing loses nothing either.
-    pub async fn close(self) {
-        with_repo!(self, repo => repo.close().await)
+    pub fn close(self) -> BoxFuture<'static, ()> {
+        Box::pin(async move { with_repo!(self, repo => repo.close().await) })
     }
 
     /// Stores the facts of a run created before the store kept them (schema 6), computed from
@@ -576,27 +592,29 @@ impl Store {
     /// so that every later reader finds them as a new run's. Facts already stored are never
     /// overwritten: they were decided when the run was created, by the check of that day.
     /// Returns whether it wrote them. An unknown run is [`StoreError::UnknownRun`].
-    pub async fn fill_facts(&self, run: RunId, facts: &RunFacts) -> Result<bool> {
-        with_repo!(self, repo => repo.fill_facts(run, facts).await)
+    pub fn fill_facts<'a>(&'a self, run: RunId, facts: &'a RunFacts) -> StoreFuture<'a, bool> {
+        with_repo!(self, repo => Box::pin(repo.fill_facts(run, facts)))
     }
 
     /// Links `run`, a confirmation SPRT created before the store kept the link, to the tuning
     /// run `confirms` it confirms, so that [`Store::confirmations`] finds it. A link already
     /// stored is never changed. Returns whether it wrote one; an unknown run is
     /// [`StoreError::UnknownRun`], an unknown `confirms` the database's foreign key error.
-    pub async fn link_confirmation(&self, run: RunId, confirms: RunId) -> Result<bool> {
-        with_repo!(self, repo => repo.link_confirmation(run, confirms).await)
+    pub fn link_confirmation(&self, run: RunId, confirms: RunId) -> StoreFuture<'_, bool> {
+        with_repo!(self, repo => Box::pin(repo.link_confirmation(run, confirms)))
     }
 
     /// Writes what `upgrade` supplies ([`Store::fill_facts`], [`Store::link_confirmation`]),
     /// never overwriting what is stored.
-    pub async fn upgrade(&self, upgrade: &Upgrade) -> Result<()> {
-        for (run, facts) in &upgrade.facts {
-            self.fill_facts(*run, facts).await?;
-        }
-        for (confirmation, tuning) in &upgrade.confirms {
-            self.link_confirmation(*confirmation, *tuning).await?;
-        }
-        Ok(())
+    pub fn upgrade<'a>(&'a self, upgrade: &'a Upgrade) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            for (run, facts) in &upgrade.facts {
+                self.fill_facts(*run, facts).await?;
+            }
+            for (confirmation, tuning) in &upgrade.confirms {
+                self.link_confirmation(*confirmation, *tuning).await?;
+            }
+            Ok(())
+        })
     }
 }

@@ -158,8 +158,10 @@ where
 
     async fn check_and_migrate(&self, conn: &mut DB::Connection) -> Result<()> {
         let operation = "checking the schema";
+        // `AssertSqlSafe`: with the bare `&'static str`, rustc cannot prove this future `Send`
+        // for the store's boxed futures (a higher-ranked lifetime it does not see through).
         let mut tx = conn
-            .begin_with(DB::BEGIN_WRITE)
+            .begin_with(sqlx::AssertSqlSafe(DB::BEGIN_WRITE))
             .await
             .map_err(|e| self.fail(operation, e))?;
         // An empty database is given its tables; an older arbiter's is brought up to date.
