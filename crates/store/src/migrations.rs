@@ -532,7 +532,7 @@ mod tests {
     }
 
     /// The same upgrade on PostgreSQL, in a database of its own (on the test process's
-    /// throwaway cluster: see tests/postgres.rs).
+    /// throwaway cluster: see tests/postgres.rs, a module of the `store` test binary).
     #[cfg(feature = "postgres")]
     #[tokio::test]
     async fn a_postgres_database_of_schema_2_upgrades_to_runs_of_n_engines() {

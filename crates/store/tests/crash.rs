@@ -8,8 +8,6 @@
 //! Every round resumes the same run, as `arbiter match --resume` would, and replays a few
 //! committed pairs to check they are recognised.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -23,10 +21,12 @@ use futures_util::TryStreamExt;
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 use sqlx::Row;
 
-use common::*;
+use crate::common::*;
 
 const CHILD_ENV: &str = "ARBITER_STORE_CRASH_CHILD";
-const THIS_TEST: &str = "sigkill_at_any_instant_loses_no_committed_pair_and_counts_none_twice";
+/// The test's name as libtest knows it in the `store` test binary (`--exact` wants it whole).
+const THIS_TEST: &str =
+    "crash::sigkill_at_any_instant_loses_no_committed_pair_and_counts_none_twice";
 const RUN: &str = "crash-test";
 const PLANNED: u64 = 1_000_000;
 const ROUNDS: u64 = 8;

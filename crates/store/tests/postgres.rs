@@ -8,10 +8,9 @@
 //! `ARBITER_TEST_PG_URL` points the tests at an existing server instead (its user must be
 //! allowed to create databases).
 
-mod common;
-
 use std::sync::Arc;
 
+use crate::common;
 use arbiter_store::{Location, Store};
 
 /// A new, empty database for the test `name`, its URL.
@@ -109,7 +108,7 @@ async fn a_killed_holder_frees_the_run_at_once() {
         .unwrap();
     common::a_killed_holder_frees_the_run_at_once(
         &store,
-        "a_killed_holder_frees_the_run_at_once",
+        "postgres::a_killed_holder_frees_the_run_at_once",
         &url,
         run,
     )

@@ -1,7 +1,5 @@
 //! The store on real SQLite files in temporary directories.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
@@ -10,7 +8,8 @@ use arbiter_store::{Committed, Location, Store, StoreError};
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 use sqlx::{Row, SqlitePool};
 
-use common::*;
+use crate::common;
+use crate::common::*;
 
 async fn fresh() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
@@ -120,7 +119,7 @@ fn lock_files(dir: &Path) -> Vec<String> {
     names
 }
 
-const KILLED_HOLDER_TEST: &str = "a_killed_holder_frees_the_run_at_once";
+const KILLED_HOLDER_TEST: &str = "sqlite::a_killed_holder_frees_the_run_at_once";
 
 #[tokio::test]
 async fn a_killed_holder_frees_the_run_at_once() {
@@ -512,7 +511,7 @@ fn processes_opening_a_new_file_at_once_all_succeed() {
             .map(|_| {
                 std::process::Command::new(std::env::current_exe().unwrap())
                     .args([
-                        "processes_opening_a_new_file_at_once_all_succeed",
+                        "sqlite::processes_opening_a_new_file_at_once_all_succeed",
                         "--exact",
                         "--nocapture",
                     ])
