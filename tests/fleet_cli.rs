@@ -551,3 +551,74 @@ fn a_run_row_edited_by_hand_is_refused_and_counts_nothing() {
         "the batch went back to the queue"
     );
 }
+
+/// A worker on which a run's engine cannot start (here a script that exits at once: the same
+/// file where it was submitted and on the worker, so the signature check passes and the start
+/// is what fails) gives the batch back, says why it left the run, and exits normally when
+/// nothing else is left, instead of failing, being restarted and failing on its own lease again.
+#[test]
+fn a_worker_whose_engine_cannot_start_leaves_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = dir.path().join("engine");
+    std::fs::write(
+        &engine,
+        "#!/bin/sh\necho 'no weights file here' >&2\nexit 1\n",
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let db = dir.path().join("fleet.db").display().to_string();
+    let submitted = arbiter(
+        &[
+            "submit",
+            "--db",
+            &db,
+            "--",
+            "-engine",
+            "cmd=./engine",
+            "name=a",
+            "-engine",
+            "cmd=./engine",
+            "name=b",
+            "-each",
+            "tc=inf",
+            "nodes=200",
+            "-rounds",
+            "2",
+        ],
+        dir.path(),
+    );
+    assert!(submitted.status.success(), "{}", text(&submitted.stderr));
+    let played = arbiter(
+        &[
+            "worker",
+            "--db",
+            &db,
+            "--name",
+            "w",
+            "--exit-when-idle",
+            "--lease",
+            "5",
+        ],
+        dir.path(),
+    );
+    let said = text(&played.stderr);
+    assert!(played.status.success(), "{said}");
+    assert!(
+        said.contains("run 1 refused: an engine failed on this worker (engine ")
+            && said.contains("its batch goes back to the queue for other workers"),
+        "{said}"
+    );
+    assert!(said.contains("worker w: nothing left to play"), "{said}");
+    let runs = queued(&db);
+    assert_eq!(runs[0].run.state, RunState::Running);
+    assert_eq!(runs[0].totals, Totals::default());
+    assert_eq!(
+        (runs[0].batches.open, runs[0].batches.leased),
+        (1, 0),
+        "the batch went back to the queue"
+    );
+}

@@ -404,7 +404,17 @@ pub async fn work(
             continue;
         };
         let _ = events.send(WorkerEvent::Claimed(ready.name.clone(), lease.clone()));
-        match play_batch(&store, ready, &lease, options, events, &mut cancel).await? {
+        // An engine that cannot start here (a missing library, a script that exits at once) is
+        // this worker's trouble, not the run's: it gives the batch back and leaves the run to
+        // others, rather than exit, be restarted by its scheduler, get its own lease back and
+        // fail on it forever. The store's errors stay errors (retried where transient).
+        let played = match play_batch(&store, ready, &lease, options, events, &mut cancel).await {
+            Ok(played) => played,
+            Err(FleetError::Match(MatchError::Store(e))) => return Err(e.into()),
+            Err(FleetError::Match(e)) => BatchEnd::Fault(e.to_string()),
+            Err(e) => return Err(e),
+        };
+        match played {
             BatchEnd::Played(pairs) => {
                 let spec = &ready.spec;
                 let submitted = retrying("submitting a batch", events, &cancel, || async {
@@ -434,9 +444,12 @@ pub async fn work(
                 break WorkerEnd::Stopped;
             }
             BatchEnd::Fault(reason) => {
-                // `recover = false`: the run stops on an engine's fault. This worker gives the
-                // batch back and leaves the run; the next worker's engines may hold.
-                let reason = format!("an engine failed under recover = false: {reason}");
+                // An engine that did not start, or failed under `recover = false`: this worker
+                // gives the batch back and leaves the run; the next worker's engines may hold.
+                let reason = format!(
+                    "an engine failed on this worker ({reason}); its batch goes back to the \
+                     queue for other workers"
+                );
                 leave(&store, &lease, reason, &mut excluded, events, &cancel).await?;
             }
         }
@@ -659,7 +672,7 @@ enum BatchEnd {
     Dropped(String),
     /// Stopped from outside: release the batch.
     Stopped(String),
-    /// An engine failed under `recover = false`.
+    /// An engine did not start on this worker, or failed under `recover = false`.
     Fault(String),
 }
 
