@@ -622,3 +622,114 @@ fn a_worker_whose_engine_cannot_start_leaves_the_run() {
         "the batch went back to the queue"
     );
 }
+
+/// `arbiter match` of the fixed-node SPRT in `dir`'s `config` at `concurrency`, into its own
+/// store: its stdout, stderr and exit code, and the stored run's state and pairs (schedule unit
+/// and tally, in unit order).
+fn local_at(
+    dir: &Path,
+    concurrency: u32,
+) -> (
+    String,
+    String,
+    Option<i32>,
+    RunState,
+    Vec<(u64, arbiter_store::PairTally)>,
+) {
+    let text_of = std::fs::read_to_string(dir.join("sprt.toml")).unwrap();
+    let config = format!("c{concurrency}.toml");
+    std::fs::write(
+        dir.join(&config),
+        text_of.replace(
+            "concurrency = 1\n",
+            &format!("concurrency = {concurrency}\n"),
+        ),
+    )
+    .unwrap();
+    let store = format!("c{concurrency}.db");
+    let played = arbiter(&["match", &config, "--store", &store], dir);
+    let (state, pairs) = block_on(async {
+        use futures_util::TryStreamExt;
+        let store = Store::open(&Location::parse(&dir.join(&store).display().to_string()))
+            .await
+            .unwrap();
+        let run = store.find_run_by_name("fleet-sprt").await.unwrap().unwrap();
+        let mut pairs: Vec<_> = store
+            .pairs_in_commit_order(run.id)
+            .map_ok(|p| (p.key.index, p.tally))
+            .try_collect()
+            .await
+            .unwrap();
+        pairs.sort_by_key(|&(unit, _)| unit);
+        (run.state, pairs)
+    });
+    (
+        text(&played.stdout),
+        text(&played.stderr),
+        played.status.code(),
+        state,
+        pairs,
+    )
+}
+
+/// Issue 20's reproducible verdict on one machine: the same fixed-node SPRT played one game at
+/// a time and four at a time reaches the same verdict on the same pairs (the prefix of the
+/// schedule the one-at-a-time run played), with the same LLR, whichever games finished first
+/// at four; pairs that finished beyond the prefix are stored, and the console says the verdict
+/// did not count them. (The fleet reaching one machine's verdict is
+/// `killed_workers_reach_the_verdict_one_machine_reaches`.)
+#[test]
+fn a_verdict_at_concurrency_4_is_the_verdict_at_concurrency_1() {
+    let dir = tempfile::tempdir().unwrap();
+    // At 100 nodes a weaker knight alone is too close to call in 300 pairs; without its queen's
+    // worth too, H1 comes after 76.
+    let path = config_at(dir.path(), 300, 100);
+    let text_of = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        text_of.replace(
+            "knight_eg = 200 }",
+            "knight_eg = 200, queen_mg = 600, queen_eg = 600 }",
+        ),
+    )
+    .unwrap();
+    let (out1, err1, code1, state1, pairs1) = local_at(dir.path(), 1);
+    assert!(
+        matches!(state1, RunState::Finished { .. }) && matches!(code1, Some(0 | 1)),
+        "the SPRT must decide for the test to say anything: {code1:?}\n{err1}"
+    );
+    let (out4, err4, code4, state4, pairs4) = local_at(dir.path(), 4);
+    assert_eq!((code4, &state4), (code1, &state1), "{err4}");
+    let n = pairs1.len();
+    assert_eq!(
+        pairs1.iter().map(|&(u, _)| u).collect::<Vec<_>>(),
+        (0..n as u64).collect::<Vec<_>>(),
+        "one game at a time plays the schedule in order"
+    );
+    assert!(pairs4.len() >= n, "{err4}");
+    assert_eq!(
+        &pairs4[..n],
+        &pairs1[..],
+        "four at a time: the verdict's pairs are the same pairs with the same results"
+    );
+    let sprt_line = |out: &str| {
+        out.lines()
+            .rfind(|l| l.starts_with("SPRT: "))
+            .map(str::to_owned)
+    };
+    assert!(sprt_line(&out1).is_some(), "{out1}");
+    assert_eq!(sprt_line(&out4), sprt_line(&out1), "{out4}");
+    let beyond = pairs4.len() - n;
+    eprintln!("the verdict after {n} pairs; {beyond} more stored at concurrency 4");
+    let judged = format!("SPRT judged on the verdict's prefix, the first {n} pairs");
+    if beyond > 0 {
+        assert!(
+            err4.contains(&judged)
+                && err4.contains(&format!("{beyond} more pairs finished beyond it")),
+            "{err4}"
+        );
+    } else {
+        assert!(!err4.contains(&judged), "{err4}");
+    }
+}
+

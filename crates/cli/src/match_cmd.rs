@@ -398,6 +398,7 @@ async fn run_async(
             let stopped = Summary {
                 totals,
                 sprt: None,
+                judged: None,
                 verdict: Verdict::Fault(err.to_string()),
                 uncounted: Vec::new(),
             };
@@ -466,6 +467,9 @@ async fn run_async(
     write_exports(&store, run, &exports, &summary.uncounted, &json, &console).await?;
     if spec.paired && !spec.is_tournament() {
         console.info(&lines::pentanomial_line(&summary.totals));
+    }
+    if let Some(judged) = &summary.judged {
+        console.info(&lines::judged_line(judged, &summary.totals, spec.paired));
     }
     if args.json {
         console.stdout(&json);

@@ -28,7 +28,7 @@ use crate::config::{CheckedConfig, ConfigError, Program, RunConfig};
 use crate::lifecycle::{fresh_seed, lineage};
 use crate::play::{play_with, End, Event, Flow, MatchError, PairSink, PlayedPair, Players};
 use crate::sinks::sprt_status;
-use crate::spec::{pairs_in, MatchSpec};
+use crate::spec::{pairs_in, MatchSpec, SprtJudge};
 use crate::tc::TimeControl;
 
 /// What stops a submit or a worker.
@@ -97,6 +97,14 @@ pub async fn submit(
                  (`arbiter report RUN --db URL`)"
             ));
         }
+    }
+    if checked.judge == SprtJudge::All {
+        warnings.push(
+            "sprt.judge = \"all\" is not how a queued run is judged: its workers' batches \
+             finish in any order, and the verdict is judged on the prefix of pairs with none \
+             missing"
+                .to_owned(),
+        );
     }
     let files = stored_files(&checked, base)?;
     let signatures = checked
