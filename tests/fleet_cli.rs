@@ -733,3 +733,118 @@ fn a_verdict_at_concurrency_4_is_the_verdict_at_concurrency_1() {
     }
 }
 
+/// `arbiter match CONFIG --db URL` on PostgreSQL queues the run and plays it as one of its
+/// workers, printing the match as usual; `arbiter worker --db URL` started beside it joins the
+/// run and plays batches of it. The run ends with the match's exit status and its final
+/// lines, its totals are the sum of its batches, every game is stored once, and both
+/// processes played.
+#[test]
+fn a_match_on_postgres_is_joined_by_a_worker() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config(dir.path(), 40);
+    let cluster = arbiter_pgtest::Cluster::start().expect("a throwaway PostgreSQL cluster");
+    let db = cluster.database("joined").unwrap();
+    let out = std::fs::File::create(dir.path().join("match.out")).unwrap();
+    let err = std::fs::File::create(dir.path().join("match.err")).unwrap();
+    let mut local = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args([
+            "match",
+            config.to_str().unwrap(),
+            "--db",
+            &db,
+            "--batch-pairs",
+            "2",
+        ])
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while queued(&db).is_empty() {
+        assert!(Instant::now() < deadline, "the run was not queued");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let log = dir.path().join("worker.log");
+    let mut remote = worker(&db, "remote", dir.path(), &log);
+    let status = loop {
+        if let Some(status) = local.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline + Duration::from_secs(180),
+            "the match did not finish"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let said = std::fs::read_to_string(dir.path().join("match.err")).unwrap();
+    let printed = std::fs::read_to_string(dir.path().join("match.out")).unwrap();
+    let worker_said = std::fs::read_to_string(&log).unwrap_or_default();
+    let _ = remote.kill();
+    let _ = remote.wait();
+    let runs = queued(&db);
+    let run = &runs[0];
+    let verdict = match run.run.state {
+        RunState::Finished { verdict } => verdict,
+        RunState::Running => panic!("still running\n{said}"),
+    };
+    let code = match verdict {
+        arbiter_store::RunOutcome::H1 => 0,
+        arbiter_store::RunOutcome::H0 => 1,
+        _ => 3,
+    };
+    assert_eq!(status.code(), Some(code), "{said}");
+    assert!(
+        said.contains("Run 1 (fleet-sprt): dev vs base, seed 11, queued in 20 batches of 2"),
+        "{said}"
+    );
+    assert!(
+        said.contains(&format!("Finished run 1: {verdict}")),
+        "{said}"
+    );
+    assert!(
+        printed.contains("Started game 1 of 80 (dev vs base)"),
+        "{printed}"
+    );
+    assert!(printed.contains("Finished match"), "{printed}");
+    let last_sprt = printed
+        .lines()
+        .rfind(|l| l.starts_with("SPRT: "))
+        .unwrap_or("");
+    assert!(
+        code == 3 || last_sprt.ends_with(&format!(" - {verdict} was accepted")),
+        "{printed}"
+    );
+
+    let (games, batches) = batch_sums_pg(&db);
+    assert_eq!(
+        batches, run.totals,
+        "the batches' tallies are the run's totals"
+    );
+    assert_eq!(games, run.totals.games(), "every game stored once");
+    let by_worker = block_on(async {
+        let pool = sqlx::PgPool::connect(&db).await.unwrap();
+        let rows: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT w.name, COUNT(*) FROM batches b JOIN workers w ON w.id = b.worker_id \
+             WHERE b.state = 'done' GROUP BY w.name ORDER BY w.name",
+        )
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+        pool.close().await;
+        rows
+    });
+    assert!(
+        by_worker
+            .iter()
+            .any(|(name, n)| name == "remote" && *n >= 1),
+        "the joining worker played no batch: {by_worker:?}\n{worker_said}"
+    );
+    assert!(
+        by_worker
+            .iter()
+            .any(|(name, n)| name != "remote" && *n >= 1),
+        "the match played no batch itself: {by_worker:?}\n{said}"
+    );
+}

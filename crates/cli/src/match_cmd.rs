@@ -51,6 +51,15 @@ pub struct MatchArgs {
     /// No progress bar, even on a terminal.
     #[arg(long)]
     quiet: bool,
+    /// Queue the run in this database (`postgres://...`; an SQLite file serves one machine) and
+    /// play it here as one of its workers: `arbiter worker --db URL` on other machines joins
+    /// it. Rerunning the command joins the unfinished run again.
+    #[arg(long, conflicts_with_all = ["store", "resume", "json"])]
+    db: Option<String>,
+    /// With --db: pairs per batch (default: about four minutes of games at the run's time
+    /// control).
+    #[arg(long, requires = "db")]
+    batch_pairs: Option<u64>,
 }
 
 /// Runs `arbiter match`.
@@ -76,6 +85,8 @@ fn config_args(json: bool) -> MatchArgs {
         store: None,
         json,
         quiet: false,
+        db: None,
+        batch_pairs: None,
     }
 }
 
@@ -241,6 +252,9 @@ async fn run_async(
     // run leaves no store behind.
     if let Some(config) = &file_config {
         config.check()?;
+    }
+    if let (Some(db), Some(config)) = (&args.db, &file_config) {
+        return crate::fleet_cmd::match_queued(config.clone(), base, db, args.batch_pairs).await;
     }
     let location = args
         .store

@@ -288,6 +288,9 @@ pub struct WorkerOptions {
     pub exit_when_idle: bool,
     /// Where a run's stored files are written for its games.
     pub scratch: PathBuf,
+    /// Play this run only, until it is over (`arbiter match CONFIG --db URL`, the process that
+    /// queued it playing its batches beside whichever workers join); none for any run.
+    pub run: Option<RunId>,
 }
 
 /// What a worker reports as it goes.
@@ -360,6 +363,29 @@ pub async fn work(
         if *cancel.borrow() {
             break WorkerEnd::Stopped;
         }
+        if let Some(run) = options.run {
+            // Pinned to one run: every other queued run is left out of the claim, and the
+            // worker ends when its run does.
+            let queue =
+                retrying("reading the queue", events, &cancel, || store.queued_runs()).await?;
+            match queue.iter().find(|queued| queued.run.id == run) {
+                None => {
+                    return Err(FleetError::Refused(format!(
+                        "run {run} is not queued in {}",
+                        store.location()
+                    )))
+                }
+                Some(queued) if !matches!(queued.run.state, RunState::Running) => {
+                    break WorkerEnd::Idle;
+                }
+                Some(_) => {}
+            }
+            excluded = queue
+                .iter()
+                .map(|queued| queued.run.id)
+                .filter(|&id| id != run)
+                .collect();
+        }
         let claimed = retrying("claiming a batch", events, &cancel, || {
             store.claim_batch(worker, lease_ms, &excluded)
         })
@@ -369,8 +395,27 @@ pub async fn work(
             Err(_) if *cancel.borrow() => break WorkerEnd::Stopped,
             Err(e) => return Err(e),
         };
+        // A run queued after the queue was read: not the pinned worker's to play.
+        if let Some(lease) = claimed
+            .as_ref()
+            .filter(|lease| options.run.is_some_and(|run| run != lease.run))
+        {
+            retrying("releasing a batch", events, &cancel, || {
+                store.release_batch(lease)
+            })
+            .await?;
+            continue;
+        }
         let Some(lease) = claimed else {
             let _ = events.send(WorkerEvent::Idle);
+            // The pinned run's batches are all done or out with other workers: wait for them
+            // (a lapsed lease comes back to be claimed) or for the run's verdict.
+            if options.run.is_some() {
+                tokio::select! {
+                    _ = tokio::time::sleep(options.idle_poll) => continue,
+                    _ = cancel.changed() => continue,
+                }
+            }
             // Batches leased by others may still lapse and come back: idle means none left
             // undone in any run this worker may play, not merely none open now.
             if options.exit_when_idle {
@@ -403,7 +448,16 @@ pub async fn work(
             match ready {
                 Ok(ready) => prepared = Some(ready),
                 Err(reason) => {
-                    leave(&store, &lease, reason, &mut excluded, events, &cancel).await?;
+                    leave(
+                        &store,
+                        &lease,
+                        reason,
+                        &mut excluded,
+                        options,
+                        events,
+                        &cancel,
+                    )
+                    .await?;
                     continue;
                 }
             }
@@ -458,7 +512,16 @@ pub async fn work(
                     "an engine failed on this worker ({reason}); its batch goes back to the \
                      queue for other workers"
                 );
-                leave(&store, &lease, reason, &mut excluded, events, &cancel).await?;
+                leave(
+                    &store,
+                    &lease,
+                    reason,
+                    &mut excluded,
+                    options,
+                    events,
+                    &cancel,
+                )
+                .await?;
             }
         }
     };
@@ -468,12 +531,14 @@ pub async fn work(
     Ok(end)
 }
 
-/// Gives `lease`'s batch back and leaves its run to other workers, saying why.
+/// Gives `lease`'s batch back and leaves its run to other workers, saying why; a worker pinned
+/// to that run has nothing else to play, and stops with the reason as its error.
 async fn leave(
     store: &Store,
     lease: &Lease,
     reason: String,
     excluded: &mut Vec<RunId>,
+    options: &WorkerOptions,
     events: &mpsc::UnboundedSender<WorkerEvent>,
     cancel: &watch::Receiver<bool>,
 ) -> Result<(), FleetError> {
@@ -481,6 +546,12 @@ async fn leave(
         store.release_batch(lease)
     })
     .await?;
+    if options.run == Some(lease.run) {
+        return Err(FleetError::Refused(format!(
+            "run {}: {reason}; its batch went back to the queue for other workers",
+            lease.run
+        )));
+    }
     excluded.push(lease.run);
     let _ = events.send(WorkerEvent::Refused {
         run: lease.run,

@@ -344,10 +344,7 @@ pub async fn tally_pairs(
 
 /// The SPRT verdict of the totals as stored, recomputed from scratch every time; none before
 /// the first pair or without an SPRT.
-pub(crate) fn sprt_status(
-    spec: &MatchSpec,
-    totals: &Totals,
-) -> Result<Option<SprtStatus>, MatchError> {
+pub fn sprt_status(spec: &MatchSpec, totals: &Totals) -> Result<Option<SprtStatus>, MatchError> {
     let Some(sprt) = spec.sprt.as_ref().filter(|_| totals.pairs > 0) else {
         return Ok(None);
     };
