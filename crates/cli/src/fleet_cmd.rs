@@ -459,6 +459,8 @@ pub async fn match_queued(
             .ok()
             .flatten()
     };
+    // The prefix's size at the last rating block printed: the final block is not repeated.
+    let last_block = std::sync::atomic::AtomicU64::new(u64::MAX);
     let printer = async {
         while let Some(event) = events_rx.recv().await {
             match &event {
@@ -474,6 +476,7 @@ pub async fn match_queued(
                     let _ = outln!("{}", lines::finished_line(*number, record));
                 }
                 WorkerEvent::Submitted(_, Submitted::Counted { prefix, .. }) => {
+                    last_block.store(prefix.units, std::sync::atomic::Ordering::Relaxed);
                     for line in lines::rating_lines(&prefix.totals, sprt_of(&prefix.totals), penta)
                     {
                         let _ = outln!("{line}");
@@ -508,9 +511,10 @@ pub async fn match_queued(
         return Ok(ExitCode::from(code));
     }
     let prefix = queued.prefix;
-    let sprt = sprt_of(&prefix.totals);
-    for line in lines::rating_lines(&prefix.totals, sprt, penta) {
-        outln!("{line}")?;
+    if last_block.load(std::sync::atomic::Ordering::Relaxed) != prefix.units {
+        for line in lines::rating_lines(&prefix.totals, sprt_of(&prefix.totals), penta) {
+            outln!("{line}")?;
+        }
     }
     outln!("Finished match")?;
     let _ = writeln!(
