@@ -244,6 +244,23 @@ fn judging<'s>(
     }
 }
 
+/// The committed pairs of `run`: schedule unit and tally, what the verdict's prefix is
+/// re-derived from when a run resumes.
+async fn stored_units(
+    spec: &MatchSpec,
+    store: &Store,
+    run: RunId,
+) -> Result<Vec<(u64, PairTally)>, MatchError> {
+    Ok(store
+        .pairs_in_commit_order(run)
+        .map_ok(|pair| {
+            let key = pair.key;
+            (spec.unit_of(key.pairing as usize, key.index), pair.tally)
+        })
+        .try_collect()
+        .await?)
+}
+
 /// Plays the pairs of `run` that the store does not hold yet, in schedule order, into the
 /// [`StoreSink`]; the match stops when the SPRT decides. `cancel` turning true stops the match
 /// (games in flight are abandoned uncounted; the run stays resumable).
@@ -254,14 +271,7 @@ pub async fn run_match(
     events: mpsc::UnboundedSender<Event>,
     mut cancel: watch::Receiver<bool>,
 ) -> Result<Summary, MatchError> {
-    let stored: Vec<(u64, PairTally)> = store
-        .pairs_in_commit_order(run)
-        .map_ok(|pair| {
-            let key = pair.key;
-            (spec.unit_of(key.pairing as usize, key.index), pair.tally)
-        })
-        .try_collect()
-        .await?;
+    let stored = stored_units(&spec, &store, run).await?;
     let committed: BTreeSet<u64> = stored.iter().map(|&(unit, _)| unit).collect();
     let totals = store.totals(run).await?;
     let mut sink = StoreSink::new(&spec, &store, run, &events, totals, stored)?;
@@ -653,7 +663,8 @@ mod tests {
     /// concurrency > 1 may finish): by default its SPRT status after each commit is the one of
     /// the pairs 0 to k-1 it holds, computed afresh from them in schedule order, and the
     /// summary names that prefix while pairs beyond it are stored; under `judge = "all"` it is
-    /// the status of every committed pair.
+    /// the status of every committed pair. A sink made afresh from the stored pairs (a resumed
+    /// run) judges the same at every step.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn the_store_sink_judges_the_prefix_of_pairs_that_finish_out_of_order() {
         let play_spec = Arc::new(PlaySpec {
@@ -713,6 +724,12 @@ mod tests {
                         totals: judged,
                     });
                 assert_eq!(sink.judged(), expected, "{judge:?} after units {taken:?}");
+                // A resumed run's sink, from what the store holds, judges the same.
+                let stored = stored_units(&spec, &store, run).await.unwrap();
+                let totals = store.totals(run).await.unwrap();
+                let resumed = StoreSink::new(&spec, &store, run, &events, totals, stored).unwrap();
+                assert_eq!(resumed.sprt, sink.sprt, "resumed after units {taken:?}");
+                assert_eq!(resumed.judged(), sink.judged(), "resumed after {taken:?}");
             }
             assert_eq!(sink.totals.pairs, 6);
             assert!(sink.judged().is_none(), "all six: the prefix is every pair");
