@@ -13,8 +13,11 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use arbiter_runner::config::{cutechess, RunConfig};
 use arbiter_runner::fleet::{self, SubmitOptions, WorkerEnd, WorkerEvent, WorkerOptions};
+use arbiter_runner::lifecycle::{self, lineage};
+use arbiter_runner::lines;
 use arbiter_runner::play::Event;
-use arbiter_stats::{EloModel, Sample, Sprt};
+use arbiter_runner::sinks::Verdict;
+use arbiter_stats::{EloModel, Sample, Sprt, SprtState};
 use arbiter_store::{Location, QueuedRun, RunId, RunOutcome, RunState, Store, Submitted};
 use tokio::sync::{mpsc, watch};
 
@@ -275,6 +278,7 @@ pub fn worker(args: &WorkerArgs) -> anyhow::Result<ExitCode> {
             (None, Some(dir)) => dir.path().to_owned(),
             (None, None) => PathBuf::from("."),
         },
+        run: None,
     };
     let code = runtime()?.block_on(async {
         let store = Arc::new(open(&args.db).await?);
@@ -353,4 +357,192 @@ fn event_line(event: &WorkerEvent) -> Option<String> {
         WorkerEvent::Game(Event::Warning(text)) => format!("warning: {text}"),
         WorkerEvent::Game(_) => return None,
     })
+}
+
+/// `arbiter match CONFIG --db URL`: the run queued in the database as `arbiter submit` queues
+/// it (or its unfinished run joined again), and played here by a worker pinned to it while
+/// `arbiter worker --db URL` on other machines joins it. Prints the games played here as
+/// cutechess does, the rating block of the verdict's prefix after each batch counted, and at the
+/// end the run's result, with `arbiter match`'s exit status.
+pub async fn match_queued(
+    config: RunConfig,
+    base: PathBuf,
+    db: &str,
+    batch_pairs: Option<u64>,
+) -> anyhow::Result<ExitCode> {
+    let checked = config.check()?;
+    let games = checked.games;
+    let penta = checked.report.penta;
+    let concurrency = checked.concurrency;
+    let store = Arc::new(open(db).await?);
+    let (run, name, seed, how) = match lineage(&store, &config.run_name()).await?.unfinished() {
+        Some(found) => {
+            let queued = store.queued_runs().await?;
+            if !queued.iter().any(|q| q.run.id == found.id) {
+                bail!(
+                    "run {} ({}) in {db} is a run played by one process, not queued for \
+                     workers: continue it with `arbiter match CONFIG --store {db}`",
+                    found.id,
+                    found.spec.name
+                );
+            }
+            let stored = RunConfig::parse(&found.spec.config, &format!("run {}", found.id))?;
+            let differences = config.differences_from(&stored);
+            if !differences.is_empty() {
+                bail!(
+                    "run {} ({}) in {db} was queued with another configuration (stored -> \
+                     now):\n  {}\nGive the configuration another `name` to queue a new run",
+                    found.id,
+                    found.spec.name,
+                    differences.join("\n  ")
+                );
+            }
+            (
+                found.id,
+                found.spec.name.clone(),
+                found.spec.seed,
+                "joined again".to_owned(),
+            )
+        }
+        None => {
+            let options = SubmitOptions {
+                batch_pairs,
+                ..SubmitOptions::default()
+            };
+            let queued = fleet::submit(&store, config.clone(), &base, &options).await?;
+            for warning in &queued.warnings {
+                let _ = writeln!(std::io::stderr(), "warning: {warning}");
+            }
+            let how = format!(
+                "queued in {} batches of {}",
+                queued.units.div_ceil(queued.batch_units),
+                queued.batch_units
+            );
+            (queued.run, queued.name, queued.seed, how)
+        }
+    };
+    // The SPRT and its sample as the run judges them, from the checked text.
+    let spec = checked.resolve(&base, seed)?;
+    let _ = writeln!(
+        std::io::stderr(),
+        "Run {run} ({name}): {} vs {}, seed {seed}, {how}; other machines join it with \
+         `arbiter worker --db URL`",
+        spec.players[0].name,
+        spec.players[1].name
+    );
+    let scratch = tempfile::tempdir().context("create a scratch folder")?;
+    let options = WorkerOptions {
+        name: format!("{}-match-{}", fleet::hostname(), std::process::id()),
+        concurrency,
+        lease: Duration::from_secs(60),
+        idle_poll: Duration::from_secs(2),
+        exit_when_idle: true,
+        scratch: scratch.path().to_owned(),
+        run: Some(run),
+    };
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let signal = Arc::new(std::sync::atomic::AtomicU8::new(0));
+    let on_signal = signal.clone();
+    crate::on_stop_signals(move |which| {
+        on_signal.store(
+            match which {
+                crate::StopSignal::Interrupt => 130,
+                crate::StopSignal::Terminate => 143,
+            },
+            std::sync::atomic::Ordering::SeqCst,
+        );
+        let _ = stop_tx.send(true);
+    });
+    let (events_tx, mut events_rx) = mpsc::unbounded_channel();
+    let sprt_of = |totals: &arbiter_store::Totals| {
+        arbiter_runner::sinks::sprt_status(&spec, totals)
+            .ok()
+            .flatten()
+    };
+    // The prefix's size at the last rating block printed: the final block is not repeated.
+    let last_block = std::sync::atomic::AtomicU64::new(u64::MAX);
+    let printer = async {
+        while let Some(event) = events_rx.recv().await {
+            match &event {
+                WorkerEvent::Game(Event::GameStarted {
+                    number,
+                    white,
+                    black,
+                    ..
+                }) => {
+                    let _ = outln!("{}", lines::started_line(*number, games, white, black));
+                }
+                WorkerEvent::Game(Event::GameFinished { number, record, .. }) => {
+                    let _ = outln!("{}", lines::finished_line(*number, record));
+                }
+                WorkerEvent::Submitted(_, Submitted::Counted { prefix, .. }) => {
+                    last_block.store(prefix.units, std::sync::atomic::Ordering::Relaxed);
+                    for line in lines::rating_lines(&prefix.totals, sprt_of(&prefix.totals), penta)
+                    {
+                        let _ = outln!("{line}");
+                    }
+                }
+                _ => {}
+            }
+            if let Some(line) = event_line(&event) {
+                let _ = writeln!(std::io::stderr(), "{line}");
+            }
+        }
+    };
+    let worked = async {
+        let ended = fleet::work(store.clone(), &options, &events_tx, stop_rx).await;
+        drop(events_tx);
+        ended
+    };
+    let (ended, ()) = tokio::join!(worked, printer);
+    let end = ended?;
+    let queued = store.queued_runs().await?;
+    drop(scratch);
+    let Some(queued) = queued.into_iter().find(|q| q.run.id == run) else {
+        bail!("run {run} is gone from {db}");
+    };
+    if end == WorkerEnd::Stopped {
+        let code = signal.load(std::sync::atomic::Ordering::SeqCst).max(130);
+        let _ = writeln!(
+            std::io::stderr(),
+            "Stopped: run {run} stays queued with its counted batches; rerun the command to \
+             play it again here, or let `arbiter worker --db URL` finish it"
+        );
+        return Ok(ExitCode::from(code));
+    }
+    let prefix = queued.prefix;
+    if last_block.load(std::sync::atomic::Ordering::Relaxed) != prefix.units {
+        for line in lines::rating_lines(&prefix.totals, sprt_of(&prefix.totals), penta) {
+            outln!("{line}")?;
+        }
+    }
+    outln!("Finished match")?;
+    let _ = writeln!(
+        std::io::stderr(),
+        "{}",
+        lines::pentanomial_line(&prefix.totals)
+    );
+    if prefix.totals != queued.totals {
+        let _ = writeln!(
+            std::io::stderr(),
+            "{}",
+            lines::judged_line(&prefix, &queued.totals, spec.paired)
+        );
+    }
+    let verdict = match queued.run.state {
+        RunState::Finished { verdict } => verdict,
+        RunState::Running => RunOutcome::Interrupted,
+    };
+    let _ = writeln!(std::io::stderr(), "Finished run {run}: {verdict}");
+    let verdict = match verdict {
+        RunOutcome::H1 => Verdict::Accepted(SprtState::H1),
+        RunOutcome::H0 => Verdict::Accepted(SprtState::H0),
+        RunOutcome::Complete => Verdict::Complete,
+        RunOutcome::Interrupted => Verdict::Interrupted,
+        RunOutcome::Stopped => Verdict::Fault(format!("run {run} was stopped")),
+    };
+    Ok(ExitCode::from(lifecycle::exit_status(
+        &verdict,
+        spec.sprt.is_some(),
+    )))
 }

@@ -51,6 +51,15 @@ pub struct MatchArgs {
     /// No progress bar, even on a terminal.
     #[arg(long)]
     quiet: bool,
+    /// Queue the run in this database (`postgres://...`; an SQLite file serves one machine) and
+    /// play it here as one of its workers: `arbiter worker --db URL` on other machines joins
+    /// it. Rerunning the command joins the unfinished run again.
+    #[arg(long, conflicts_with_all = ["store", "resume", "json"])]
+    db: Option<String>,
+    /// With --db: pairs per batch (default: about four minutes of games at the run's time
+    /// control).
+    #[arg(long, requires = "db")]
+    batch_pairs: Option<u64>,
 }
 
 /// Runs `arbiter match`.
@@ -76,6 +85,8 @@ fn config_args(json: bool) -> MatchArgs {
         store: None,
         json,
         quiet: false,
+        db: None,
+        batch_pairs: None,
     }
 }
 
@@ -242,6 +253,9 @@ async fn run_async(
     if let Some(config) = &file_config {
         config.check()?;
     }
+    if let (Some(db), Some(config)) = (&args.db, &file_config) {
+        return crate::fleet_cmd::match_queued(config.clone(), base, db, args.batch_pairs).await;
+    }
     let location = args
         .store
         .clone()
@@ -398,6 +412,7 @@ async fn run_async(
             let stopped = Summary {
                 totals,
                 sprt: None,
+                judged: None,
                 verdict: Verdict::Fault(err.to_string()),
                 uncounted: Vec::new(),
             };
@@ -466,6 +481,9 @@ async fn run_async(
     write_exports(&store, run, &exports, &summary.uncounted, &json, &console).await?;
     if spec.paired && !spec.is_tournament() {
         console.info(&lines::pentanomial_line(&summary.totals));
+    }
+    if let Some(judged) = &summary.judged {
+        console.info(&lines::judged_line(judged, &summary.totals, spec.paired));
     }
     if args.json {
         console.stdout(&json);

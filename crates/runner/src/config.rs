@@ -47,7 +47,7 @@ use crate::lines;
 use crate::openings::{Book, BookSpec};
 use crate::player::{PlayerKind, PlayerSpec};
 use crate::process::{ProcessSpec, Timeouts, DEFAULT_MOVE_TIMEOUT};
-use crate::spec::{MatchSpec, PlaySpec, TournamentKind};
+use crate::spec::{MatchSpec, PlaySpec, SprtJudge, TournamentKind};
 use crate::tc::{ClockSpec, TimeControl};
 
 pub mod cutechess;
@@ -106,6 +106,9 @@ pub struct SprtConfig {
     pub beta: f64,
     #[serde(default = "default_model")]
     pub model: String,
+    /// Which finished pairs the SPRT is judged on; `prefix` when not given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<SprtJudge>,
 }
 
 fn default_error_rate() -> f64 {
@@ -364,7 +367,12 @@ impl RunConfig {
     /// with `stored` may be continued with `self`.
     pub fn differences_from(&self, stored: &RunConfig) -> Vec<String> {
         let as_value = |config: &RunConfig| {
-            toml::Value::try_from(config.defining())
+            let mut defining = config.defining();
+            // `judge` left out is its default: writing the default out is no change.
+            if let Some(sprt) = &mut defining.sprt {
+                sprt.judge = Some(sprt.judge.unwrap_or_default());
+            }
+            toml::Value::try_from(defining)
                 .unwrap_or_else(|_| toml::Value::Table(Default::default()))
         };
         let mut lines = Vec::new();
@@ -523,6 +531,7 @@ impl RunConfig {
             adjudication: self.adjudication()?,
             rules,
             sprt,
+            judge: self.sprt.as_ref().and_then(|s| s.judge).unwrap_or_default(),
             recover: self.recover.unwrap_or(true),
             event: self.event.clone().unwrap_or_else(|| "arbiter match".into()),
             site: self.site.clone().unwrap_or_else(|| "?".into()),
@@ -910,6 +919,8 @@ pub struct CheckedConfig {
     pub adjudication: Adjudication,
     pub rules: RuleSet,
     pub sprt: Option<Sprt>,
+    /// Which finished pairs the SPRT is judged on.
+    pub judge: SprtJudge,
     pub recover: bool,
     pub event: String,
     pub site: String,
@@ -988,6 +999,7 @@ impl CheckedConfig {
         Ok(MatchSpec {
             play: Arc::new(play),
             sprt: self.sprt,
+            judge: self.judge,
             warnings,
         })
     }

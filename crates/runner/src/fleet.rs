@@ -29,7 +29,7 @@ use crate::config::{CheckedConfig, ConfigError, Program, RunConfig};
 use crate::lifecycle::{fresh_seed, lineage};
 use crate::play::{play_with, End, Event, Flow, MatchError, PairSink, PlayedPair, Players};
 use crate::sinks::sprt_status;
-use crate::spec::{pairs_in, MatchSpec};
+use crate::spec::{pairs_in, MatchSpec, SprtJudge};
 use crate::tc::TimeControl;
 
 /// What stops a submit or a worker.
@@ -107,6 +107,14 @@ async fn submit_body(
                  (`arbiter report RUN --db URL`)"
             ));
         }
+    }
+    if checked.judge == SprtJudge::All {
+        warnings.push(
+            "sprt.judge = \"all\" is not how a queued run is judged: its workers' batches \
+             finish in any order, and the verdict is judged on the prefix of pairs with none \
+             missing"
+                .to_owned(),
+        );
     }
     let files = stored_files(&checked, base)?;
     let signatures = checked
@@ -290,6 +298,9 @@ pub struct WorkerOptions {
     pub exit_when_idle: bool,
     /// Where a run's stored files are written for its games.
     pub scratch: PathBuf,
+    /// Play this run only, until it is over (`arbiter match CONFIG --db URL`, the process that
+    /// queued it playing its batches beside whichever workers join); none for any run.
+    pub run: Option<RunId>,
 }
 
 /// What a worker reports as it goes.
@@ -371,6 +382,29 @@ async fn work_body(
         if *cancel.borrow() {
             break WorkerEnd::Stopped;
         }
+        if let Some(run) = options.run {
+            // Pinned to one run: every other queued run is left out of the claim, and the
+            // worker ends when its run does.
+            let queue =
+                retrying("reading the queue", events, &cancel, || store.queued_runs()).await?;
+            match queue.iter().find(|queued| queued.run.id == run) {
+                None => {
+                    return Err(FleetError::Refused(format!(
+                        "run {run} is not queued in {}",
+                        store.location()
+                    )))
+                }
+                Some(queued) if !matches!(queued.run.state, RunState::Running) => {
+                    break WorkerEnd::Idle;
+                }
+                Some(_) => {}
+            }
+            excluded = queue
+                .iter()
+                .map(|queued| queued.run.id)
+                .filter(|&id| id != run)
+                .collect();
+        }
         let claimed = retrying("claiming a batch", events, &cancel, || {
             store.claim_batch(worker, lease_ms, &excluded)
         })
@@ -380,8 +414,27 @@ async fn work_body(
             Err(_) if *cancel.borrow() => break WorkerEnd::Stopped,
             Err(e) => return Err(e),
         };
+        // A run queued after the queue was read: not the pinned worker's to play.
+        if let Some(lease) = claimed
+            .as_ref()
+            .filter(|lease| options.run.is_some_and(|run| run != lease.run))
+        {
+            retrying("releasing a batch", events, &cancel, || {
+                store.release_batch(lease)
+            })
+            .await?;
+            continue;
+        }
         let Some(lease) = claimed else {
             let _ = events.send(WorkerEvent::Idle);
+            // The pinned run's batches are all done or out with other workers: wait for them
+            // (a lapsed lease comes back to be claimed) or for the run's verdict.
+            if options.run.is_some() {
+                tokio::select! {
+                    _ = tokio::time::sleep(options.idle_poll) => continue,
+                    _ = cancel.changed() => continue,
+                }
+            }
             // Batches leased by others may still lapse and come back: idle means none left
             // undone in any run this worker may play, not merely none open now.
             if options.exit_when_idle {
@@ -414,7 +467,16 @@ async fn work_body(
             match ready {
                 Ok(ready) => prepared = Some(ready),
                 Err(reason) => {
-                    leave(&store, &lease, reason, &mut excluded, events, &cancel).await?;
+                    leave(
+                        &store,
+                        &lease,
+                        reason,
+                        &mut excluded,
+                        options,
+                        events,
+                        &cancel,
+                    )
+                    .await?;
                     continue;
                 }
             }
@@ -423,7 +485,17 @@ async fn work_body(
             continue;
         };
         let _ = events.send(WorkerEvent::Claimed(ready.name.clone(), lease.clone()));
-        match play_batch(&store, ready, &lease, options, events, &mut cancel).await? {
+        // An engine that cannot start here (a missing library, a script that exits at once) is
+        // this worker's trouble, not the run's: it gives the batch back and leaves the run to
+        // others, rather than exit, be restarted by its scheduler, get its own lease back and
+        // fail on it forever. The store's errors stay errors (retried where transient).
+        let played = match play_batch(&store, ready, &lease, options, events, &mut cancel).await {
+            Ok(played) => played,
+            Err(FleetError::Match(MatchError::Store(e))) => return Err(e.into()),
+            Err(FleetError::Match(e)) => BatchEnd::Fault(e.to_string()),
+            Err(e) => return Err(e),
+        };
+        match played {
             BatchEnd::Played(pairs) => {
                 let spec = &ready.spec;
                 let submitted = retrying("submitting a batch", events, &cancel, || async {
@@ -453,10 +525,22 @@ async fn work_body(
                 break WorkerEnd::Stopped;
             }
             BatchEnd::Fault(reason) => {
-                // `recover = false`: the run stops on an engine's fault. This worker gives the
-                // batch back and leaves the run; the next worker's engines may hold.
-                let reason = format!("an engine failed under recover = false: {reason}");
-                leave(&store, &lease, reason, &mut excluded, events, &cancel).await?;
+                // An engine that did not start, or failed under `recover = false`: this worker
+                // gives the batch back and leaves the run; the next worker's engines may hold.
+                let reason = format!(
+                    "an engine failed on this worker ({reason}); its batch goes back to the \
+                     queue for other workers"
+                );
+                leave(
+                    &store,
+                    &lease,
+                    reason,
+                    &mut excluded,
+                    options,
+                    events,
+                    &cancel,
+                )
+                .await?;
             }
         }
     };
@@ -466,12 +550,14 @@ async fn work_body(
     Ok(end)
 }
 
-/// Gives `lease`'s batch back and leaves its run to other workers, saying why.
+/// Gives `lease`'s batch back and leaves its run to other workers, saying why; a worker pinned
+/// to that run has nothing else to play, and stops with the reason as its error.
 async fn leave(
     store: &Store,
     lease: &Lease,
     reason: String,
     excluded: &mut Vec<RunId>,
+    options: &WorkerOptions,
     events: &mpsc::UnboundedSender<WorkerEvent>,
     cancel: &watch::Receiver<bool>,
 ) -> Result<(), FleetError> {
@@ -479,6 +565,12 @@ async fn leave(
         store.release_batch(lease)
     })
     .await?;
+    if options.run == Some(lease.run) {
+        return Err(FleetError::Refused(format!(
+            "run {}: {reason}; its batch went back to the queue for other workers",
+            lease.run
+        )));
+    }
     excluded.push(lease.run);
     let _ = events.send(WorkerEvent::Refused {
         run: lease.run,
@@ -678,7 +770,7 @@ enum BatchEnd {
     Dropped(String),
     /// Stopped from outside: release the batch.
     Stopped(String),
-    /// An engine failed under `recover = false`.
+    /// An engine did not start on this worker, or failed under `recover = false`.
     Fault(String),
 }
 

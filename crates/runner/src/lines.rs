@@ -5,7 +5,7 @@
 //! where each goes.
 
 use arbiter_stats::{estimate, Pentanomial, Sample, Sprt, SprtState, SprtStatus, Trinomial};
-use arbiter_store::{GameResult, GameRow, RunId, Store, StoreError, Totals};
+use arbiter_store::{GameResult, GameRow, Prefix, RunId, Store, StoreError, Totals};
 use futures_util::StreamExt;
 
 use crate::game::GameRecord;
@@ -127,6 +127,28 @@ pub fn pentanomial_line(totals: &Totals) -> String {
             nelo.nelo, nelo.half_width
         ));
     }
+    line
+}
+
+/// What the SPRT line above rests on when it is not every committed pair: the verdict's prefix
+/// (`sprt.judge = "prefix"`), with the pairs committed beyond it, which the rating lines and
+/// the store count but the verdict does not.
+pub fn judged_line(judged: &Prefix, totals: &Totals, paired: bool) -> String {
+    let unit = if paired { "pairs" } else { "games" };
+    let counts = &judged.totals;
+    let mut line = format!(
+        "SPRT judged on the verdict's prefix, the first {} {unit} of the schedule ({} wins, {} \
+         losses, {} draws",
+        judged.units, counts.wins, counts.losses, counts.draws
+    );
+    if paired {
+        line.push_str(&format!(", {}", ptnml(counts.pentanomial)));
+    }
+    line.push_str(&format!(
+        "); {} more {unit} finished beyond it are stored and in the lines above, not in the \
+         verdict (sprt.judge = \"all\" judges every finished pair)",
+        totals.pairs.saturating_sub(counts.pairs)
+    ));
     line
 }
 

@@ -1,21 +1,26 @@
 //! The sinks of the play step: what happens to each finished pair.
 //!
 //! [`run_match`] is the store's sink: it commits each pair with its PGN and tally in one
-//! transaction, reads the totals back, recomputes the LLR from them and stops on the SPRT's
-//! decision. Nothing is counted in memory, so a run killed at any instant resumes from exactly
-//! what the store holds. [`tally_pairs`] is the tuner's: it counts the pairs asked for, with no
-//! store, files or SPRT.
+//! transaction, reads the totals back, judges the SPRT and stops on its decision. By default
+//! ([`SprtJudge::Prefix`]) the SPRT is judged on the verdict's prefix, the first pairs of the
+//! schedule with none missing, as the fleet judges a queued run, so that the verdict and the
+//! pairs it rests on do not depend on which game finished first; `judge = "all"` judges every
+//! committed pair, as cutechess and fastchess do. The prefix is a function of the stored pairs,
+//! re-derived from them on resume, so a run killed at any instant resumes from exactly what the
+//! store holds. [`tally_pairs`] is the tuner's: it counts the pairs asked for, with no store,
+//! files or SPRT.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use arbiter_stats::{SprtState, SprtStatus};
-use arbiter_store::{Committed, GameRow, RunId, RunState, Store, Totals};
+use arbiter_store::{Committed, GameRow, PairTally, Prefix, RunId, RunState, Store, Totals};
 use futures_util::future::BoxFuture;
+use futures_util::TryStreamExt;
 use tokio::sync::{mpsc, watch};
 
 use crate::play::{play, play_with, End, Event, Flow, MatchError, PairSink, PlayedPair, Players};
-use crate::spec::{MatchSpec, PlaySpec};
+use crate::spec::{MatchSpec, PlaySpec, SprtJudge};
 use arbiter_store::RunOutcome;
 
 /// How a match ended.
@@ -52,8 +57,14 @@ impl Verdict {
 /// The end of a match.
 #[derive(Clone, Debug)]
 pub struct Summary {
+    /// Every committed pair's.
     pub totals: Totals,
+    /// The SPRT's status on the pairs it is judged on: [`Summary::judged`].
     pub sprt: Option<SprtStatus>,
+    /// The pairs the SPRT was judged on, where they are not all the committed pairs: the
+    /// verdict's prefix, with pairs committed beyond it (finished early at concurrency > 1,
+    /// or past a gap) left out. `None` when the SPRT saw every committed pair.
+    pub judged: Option<Prefix>,
     pub verdict: Verdict,
     /// Games played to the end whose pair was not complete when the match stopped without a
     /// verdict (a fault under `recover = false`, a stop from outside), in game order: the
@@ -63,37 +74,108 @@ pub struct Summary {
     pub uncounted: Vec<GameRow>,
 }
 
+/// The verdict's prefix as pairs come in, in any order: the first schedule units with none
+/// missing and their totals, walked forward as the missing unit arrives, with a decision asked
+/// after each unit it gains (the store's `advance_prefix` does the same for a queued run in SQL).
+/// Once decided it stops: the verdict rests on the units up to the deciding one, whatever
+/// arrives after.
+#[derive(Clone, Debug, Default)]
+pub struct VerdictPrefix {
+    pub prefix: Prefix,
+    /// Units taken beyond the prefix, waiting for the gap before them to close.
+    waiting: BTreeMap<u64, PairTally>,
+    decided: bool,
+}
+
+impl VerdictPrefix {
+    /// Takes unit `unit`'s tally (a unit taken before is ignored) and walks the prefix as far
+    /// as the units taken allow, asking `decides` after each unit gained; true once it decided.
+    pub fn take(
+        &mut self,
+        unit: u64,
+        tally: PairTally,
+        decides: &mut dyn FnMut(&Totals) -> Result<bool, MatchError>,
+    ) -> Result<bool, MatchError> {
+        if unit >= self.prefix.units {
+            self.waiting.entry(unit).or_insert(tally);
+        }
+        while !self.decided {
+            let Some(next) = self.waiting.remove(&self.prefix.units) else {
+                break;
+            };
+            self.prefix.totals.add(next);
+            self.prefix.units += 1;
+            self.decided = decides(&self.prefix.totals)?;
+        }
+        Ok(self.decided)
+    }
+
+    /// Units taken that the prefix does not hold: past a gap, or after the decision.
+    pub fn beyond(&self) -> u64 {
+        self.waiting.len() as u64
+    }
+}
+
 /// The store's sink: commits each pair with its games and tally in one transaction, reads the
-/// run's totals back, recomputes the SPRT from them and stops on a decision. Each commit is
-/// announced as [`Event::PairCommitted`], which is what the console's pair lines are printed
-/// from. It asks nothing of where the pairs were played.
+/// run's totals back, judges the SPRT (on the verdict's prefix, or on every committed pair with
+/// `judge = "all"`) and stops on a decision. Each commit is announced as
+/// [`Event::PairCommitted`], which is what the console's pair lines are printed from. It asks
+/// nothing of where the pairs were played.
 pub struct StoreSink<'a> {
     spec: &'a MatchSpec,
     store: &'a Store,
     run: RunId,
     events: &'a mpsc::UnboundedSender<Event>,
-    /// The run's totals as stored after the last commit, and their SPRT status.
+    /// The run's totals as stored after the last commit.
     pub totals: Totals,
+    /// The SPRT's status on the pairs it is judged on.
     pub sprt: Option<SprtStatus>,
+    /// The verdict's prefix, under [`SprtJudge::Prefix`].
+    pub prefix: Option<VerdictPrefix>,
 }
 
 impl<'a> StoreSink<'a> {
-    /// A sink into run `run` of `store`, whose totals are now `totals`.
+    /// A sink into run `run` of `store`, whose totals are now `totals` and whose committed
+    /// pairs are `committed` (schedule unit and tally, in any order), the verdict's prefix
+    /// re-derived from them.
     pub fn new(
         spec: &'a MatchSpec,
         store: &'a Store,
         run: RunId,
         events: &'a mpsc::UnboundedSender<Event>,
         totals: Totals,
+        committed: impl IntoIterator<Item = (u64, PairTally)>,
     ) -> Result<StoreSink<'a>, MatchError> {
-        Ok(StoreSink {
-            sprt: sprt_status(spec, &totals)?,
+        let mut sink = StoreSink {
+            sprt: None,
+            prefix: None,
             spec,
             store,
             run,
             events,
             totals,
-        })
+        };
+        match spec.judge {
+            SprtJudge::All => sink.sprt = sprt_status(spec, &totals)?,
+            SprtJudge::Prefix => {
+                let mut prefix = VerdictPrefix::default();
+                let mut sprt = None;
+                for (unit, tally) in committed {
+                    prefix.take(unit, tally, &mut judging(spec, &mut sprt))?;
+                }
+                sink.sprt = sprt;
+                sink.prefix = Some(prefix);
+            }
+        }
+        Ok(sink)
+    }
+
+    /// The verdict's prefix where it is not every committed pair.
+    pub fn judged(&self) -> Option<Prefix> {
+        self.prefix
+            .as_ref()
+            .map(|p| p.prefix)
+            .filter(|p| p.totals != self.totals)
     }
 
     /// The SPRT's decision on the stored totals, if it made one.
@@ -109,7 +191,17 @@ impl PairSink for StoreSink<'_> {
         let record = Arc::new(pair.record(self.spec, self.run));
         let committed = self.store.commit_pair(&record).await?;
         self.totals = self.store.totals(self.run).await?;
-        self.sprt = sprt_status(self.spec, &self.totals)?;
+        match &mut self.prefix {
+            None => self.sprt = sprt_status(self.spec, &self.totals)?,
+            // A pair already present was taken when the prefix was derived from the store.
+            Some(prefix) => {
+                prefix.take(
+                    pair.pair,
+                    record.tally,
+                    &mut judging(self.spec, &mut self.sprt),
+                )?;
+            }
+        }
         let pairings = match self.spec.is_tournament() {
             true => Some(Arc::new(self.store.pairing_totals(self.run).await?)),
             false => None,
@@ -142,6 +234,34 @@ impl PairSink for TallySink {
     }
 }
 
+/// A decision asked of the SPRT on a prefix's totals, keeping their status in `sprt`.
+fn judging<'s>(
+    spec: &'s MatchSpec,
+    sprt: &'s mut Option<SprtStatus>,
+) -> impl FnMut(&Totals) -> Result<bool, MatchError> + 's {
+    move |totals| {
+        *sprt = sprt_status(spec, totals)?;
+        Ok(sprt.is_some_and(|s| s.state != SprtState::Continue))
+    }
+}
+
+/// The committed pairs of `run`: schedule unit and tally, what the verdict's prefix is
+/// re-derived from when a run resumes.
+async fn stored_units(
+    spec: &MatchSpec,
+    store: &Store,
+    run: RunId,
+) -> Result<Vec<(u64, PairTally)>, MatchError> {
+    Ok(store
+        .pairs_in_commit_order(run)
+        .map_ok(|pair| {
+            let key = pair.key;
+            (spec.unit_of(key.pairing as usize, key.index), pair.tally)
+        })
+        .try_collect()
+        .await?)
+}
+
 /// Plays the pairs of `run` that the store does not hold yet, in schedule order, into the
 /// [`StoreSink`]; the match stops when the SPRT decides. `cancel` turning true stops the match
 /// (games in flight are abandoned uncounted; the run stays resumable).
@@ -162,14 +282,10 @@ async fn run_match_body(
     events: mpsc::UnboundedSender<Event>,
     mut cancel: watch::Receiver<bool>,
 ) -> Result<Summary, MatchError> {
-    let committed: BTreeSet<u64> = store
-        .committed_pairs(run)
-        .await?
-        .into_iter()
-        .map(|key| spec.unit_of(key.pairing as usize, key.index))
-        .collect();
+    let stored = stored_units(&spec, &store, run).await?;
+    let committed: BTreeSet<u64> = stored.iter().map(|&(unit, _)| unit).collect();
     let totals = store.totals(run).await?;
-    let mut sink = StoreSink::new(&spec, &store, run, &events, totals)?;
+    let mut sink = StoreSink::new(&spec, &store, run, &events, totals, stored)?;
     // A finished run is closed: report its verdict again rather than play on.
     if let RunState::Finished { verdict } = store.run(run).await?.state {
         let verdict = match verdict {
@@ -182,6 +298,7 @@ async fn run_match_body(
         return Ok(Summary {
             totals,
             sprt: sink.sprt,
+            judged: sink.judged(),
             verdict,
             uncounted: Vec::new(),
         });
@@ -190,6 +307,7 @@ async fn run_match_body(
         return Ok(Summary {
             totals,
             sprt: sink.sprt,
+            judged: sink.judged(),
             verdict: Verdict::Accepted(state),
             uncounted: Vec::new(),
         });
@@ -198,7 +316,8 @@ async fn run_match_body(
     let missing = (0..spec.pairs).filter(move |unit| !committed.contains(unit));
     let ending = play(&spec.play, missing, &mut sink, &events, &mut cancel).await?;
     let verdict = match ending.end {
-        End::Played => Verdict::Complete,
+        // The last pair of the schedule may be the one that decides.
+        End::Played => sink.decision().map_or(Verdict::Complete, Verdict::Accepted),
         End::Stopped => Verdict::Accepted(sink.decision().unwrap_or(SprtState::Continue)),
         End::Cancelled => Verdict::Interrupted,
         End::Fault(reason) => Verdict::Fault(reason),
@@ -216,6 +335,7 @@ async fn run_match_body(
         store.finish_run(run, verdict.outcome()).await?;
     }
     Ok(Summary {
+        judged: sink.judged(),
         totals: sink.totals,
         sprt: sink.sprt,
         verdict,
@@ -254,10 +374,7 @@ async fn tally_pairs_body(
 
 /// The SPRT verdict of the totals as stored, recomputed from scratch every time; none before
 /// the first pair or without an SPRT.
-pub(crate) fn sprt_status(
-    spec: &MatchSpec,
-    totals: &Totals,
-) -> Result<Option<SprtStatus>, MatchError> {
+pub fn sprt_status(spec: &MatchSpec, totals: &Totals) -> Result<Option<SprtStatus>, MatchError> {
     let Some(sprt) = spec.sprt.as_ref().filter(|_| totals.pairs > 0) else {
         return Ok(None);
     };
@@ -270,7 +387,7 @@ mod tests {
     use std::collections::BTreeMap;
     use std::sync::atomic::Ordering;
 
-    use arbiter_store::{Location, PairKey, RunSpec};
+    use arbiter_store::{Location, PairKey, PairTally, RunSpec};
     use futures_util::StreamExt;
 
     use crate::play::tests::DIE_AT_PAIR;
@@ -490,6 +607,153 @@ mod tests {
             store.committed_pairs(run).await.unwrap(),
             (0..6).map(key).collect::<BTreeSet<_>>()
         );
+    }
+
+    /// A pair's tally: `w` wins, `l` losses, the rest draws.
+    fn tally(w: u8, l: u8) -> PairTally {
+        PairTally {
+            wins: w,
+            draws: 2 - w - l,
+            losses: l,
+            penta: 2 + w - l,
+        }
+    }
+
+    /// The prefix over pairs that finish out of order: it holds only the first units with none
+    /// missing, a late unit closes the gap and carries the prefix over everything waiting
+    /// behind it, a decision is asked after each unit gained and freezes the prefix at the
+    /// deciding unit, and a unit taken twice counts once. The oracle is the same units summed
+    /// in schedule order.
+    #[test]
+    fn the_prefix_holds_the_first_units_whatever_order_they_finish_in() {
+        // Unit u's result: a win for units divisible by 3, a loss for 4, else a draw.
+        let result = |u: u64| match u {
+            u if u % 3 == 0 => tally(2, 0),
+            4 => tally(0, 2),
+            _ => tally(1, 1),
+        };
+        let in_order = |n: u64| {
+            let mut totals = Totals::default();
+            (0..n).for_each(|u| totals.add(result(u)));
+            totals
+        };
+        let mut prefix = VerdictPrefix::default();
+        let mut asked = Vec::new();
+        let mut never = |t: &Totals| {
+            asked.push(t.pairs);
+            Ok(false)
+        };
+        for (unit, units_after) in [(2, 0), (1, 0), (4, 0), (2, 0), (0, 3), (3, 5), (6, 5)] {
+            assert!(!prefix.take(unit, result(unit), &mut never).unwrap());
+            assert_eq!(prefix.prefix.units, units_after, "after unit {unit}");
+            assert_eq!(prefix.prefix.totals, in_order(units_after));
+        }
+        assert_eq!(prefix.beyond(), 1, "unit 6 waits for unit 5");
+        assert_eq!(
+            asked,
+            [1, 2, 3, 4, 5],
+            "asked once per unit gained, in order"
+        );
+
+        // Decided when the prefix holds 7 units: unit 7 waiting behind the gap at 5 is not
+        // judged, nor is anything that comes after.
+        let mut at_seven = |t: &Totals| Ok(t.pairs == 7);
+        assert!(!prefix.take(7, result(7), &mut at_seven).unwrap());
+        assert!(!prefix.take(8, result(8), &mut at_seven).unwrap());
+        assert!(prefix.take(5, result(5), &mut at_seven).unwrap());
+        assert_eq!(prefix.prefix.units, 7);
+        assert_eq!(prefix.prefix.totals, in_order(7));
+        assert!(prefix.take(9, result(9), &mut at_seven).unwrap());
+        assert_eq!(prefix.prefix.units, 7, "a decided prefix does not move");
+        assert_eq!(prefix.beyond(), 3, "units 7, 8 and 9 are beyond it");
+    }
+
+    /// A sink that keeps the pairs it is handed.
+    #[derive(Default)]
+    struct KeepPairs(Vec<PlayedPair>);
+
+    impl PairSink for KeepPairs {
+        async fn take(&mut self, pair: PlayedPair) -> Result<Flow, MatchError> {
+            self.0.push(pair);
+            Ok(Flow::Continue)
+        }
+    }
+
+    /// The store's sink, handed real pairs out of order (1, 0, 3, 2, 5, 4, as games at
+    /// concurrency > 1 may finish): by default its SPRT status after each commit is the one of
+    /// the pairs 0 to k-1 it holds, computed afresh from them in schedule order, and the
+    /// summary names that prefix while pairs beyond it are stored; under `judge = "all"` it is
+    /// the status of every committed pair. A sink made afresh from the stored pairs (a resumed
+    /// run) judges the same at every step.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_store_sink_judges_the_prefix_of_pairs_that_finish_out_of_order() {
+        let play_spec = Arc::new(PlaySpec {
+            concurrency: 1,
+            ..test_spec(6)
+        });
+        let mut kept = KeepPairs::default();
+        let (events, _received) = mpsc::unbounded_channel();
+        let (_cancel, mut cancelled) = watch::channel(false);
+        play(&play_spec, 0..6, &mut kept, &events, &mut cancelled)
+            .await
+            .unwrap();
+        let order = [1, 0, 3, 2, 5, 4];
+        for judge in [SprtJudge::Prefix, SprtJudge::All] {
+            let spec = MatchSpec {
+                play: play_spec.clone(),
+                // Bounds wide enough that six pairs decide nothing: every commit is judged.
+                sprt: Some(
+                    arbiter_stats::Sprt::new(
+                        0.05,
+                        0.05,
+                        -400.0,
+                        400.0,
+                        arbiter_stats::EloModel::Logistic,
+                    )
+                    .unwrap(),
+                ),
+                judge,
+                warnings: Vec::new(),
+            };
+            let dir = tempfile::tempdir().unwrap();
+            let (store, run) = store_with_run(&dir, "out-of-order", 6).await;
+            let mut sink =
+                StoreSink::new(&spec, &store, run, &events, Totals::default(), []).unwrap();
+            let mut taken = Vec::new();
+            for unit in order {
+                let pair = kept.0.iter().find(|p| p.pair == unit).unwrap().clone();
+                taken.push(unit);
+                assert_eq!(sink.take(pair).await.unwrap(), Flow::Continue);
+                let mut judged = Totals::default();
+                let mut units = 0;
+                for pair in &kept.0 {
+                    let in_prefix = (0..=pair.pair).all(|u| taken.contains(&u));
+                    if judge == SprtJudge::All && taken.contains(&pair.pair) || in_prefix {
+                        judged.add(pair.tally());
+                        units += 1;
+                    }
+                }
+                assert_eq!(
+                    sink.sprt,
+                    sprt_status(&spec, &judged).unwrap(),
+                    "{judge:?} after units {taken:?}"
+                );
+                let expected =
+                    (judge == SprtJudge::Prefix && judged != sink.totals).then_some(Prefix {
+                        units,
+                        totals: judged,
+                    });
+                assert_eq!(sink.judged(), expected, "{judge:?} after units {taken:?}");
+                // A resumed run's sink, from what the store holds, judges the same.
+                let stored = stored_units(&spec, &store, run).await.unwrap();
+                let totals = store.totals(run).await.unwrap();
+                let resumed = StoreSink::new(&spec, &store, run, &events, totals, stored).unwrap();
+                assert_eq!(resumed.sprt, sink.sprt, "resumed after units {taken:?}");
+                assert_eq!(resumed.judged(), sink.judged(), "resumed after {taken:?}");
+            }
+            assert_eq!(sink.totals.pairs, 6);
+            assert!(sink.judged().is_none(), "all six: the prefix is every pair");
+        }
     }
 
     /// Pair `index` of a match: its run's one pairing.

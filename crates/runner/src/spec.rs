@@ -12,6 +12,7 @@ use std::time::Duration;
 use arbiter_rules::RuleSet;
 use arbiter_stats::{Sample, Sprt};
 use arbiter_store::Totals;
+use serde::{Deserialize, Serialize};
 
 use crate::adjudication::Adjudication;
 use crate::commlog::CommLog;
@@ -104,6 +105,31 @@ pub struct PlaySpec {
     pub log: Option<Arc<CommLog>>,
 }
 
+/// Which finished pairs the SPRT is judged on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SprtJudge {
+    /// The first pairs of the schedule with none missing (pairs 0 to k-1, whichever finished
+    /// first): the verdict and the pairs it rests on are the same at any concurrency and in the
+    /// fleet, for games that are (fixed nodes). A late pair holds the verdict back until it
+    /// finishes.
+    #[default]
+    Prefix,
+    /// Every finished pair, in the order they finished, as cutechess and fastchess judge: a
+    /// verdict a little sooner, but at `concurrency` > 1 which pairs it rests on depends on
+    /// which games finished first.
+    All,
+}
+
+impl SprtJudge {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SprtJudge::Prefix => "prefix",
+            SprtJudge::All => "all",
+        }
+    }
+}
+
 /// A run as `arbiter match` plays it: the play step's spec, and what only the store's sink and
 /// the console need. It reads as its [`PlaySpec`] (`spec.players`, `spec.pairs`).
 #[derive(Debug)]
@@ -111,6 +137,8 @@ pub struct MatchSpec {
     pub play: Arc<PlaySpec>,
     /// The stop rule of the store's sink.
     pub sprt: Option<Sprt>,
+    /// Which finished pairs the store's sink judges the SPRT on.
+    pub judge: SprtJudge,
     /// What the configuration asked for that will not happen as written (skipped book entries,
     /// options an in-process engine does not declare), for the user to see before the games.
     pub warnings: Vec<String>,
@@ -122,6 +150,7 @@ impl MatchSpec {
         MatchSpec {
             play: Arc::new(play),
             sprt: None,
+            judge: SprtJudge::default(),
             warnings: Vec::new(),
         }
     }

@@ -94,6 +94,7 @@ impl ConfirmSection {
                 .model
                 .clone()
                 .unwrap_or_else(|| "normalized".to_owned()),
+            judge: None,
         }
     }
 }

@@ -20,6 +20,7 @@ use crate::adjudication::{DrawRule, ResignRule};
 use crate::commlog::{Level, LogConfig, LEVELS};
 use crate::config::{EngineConfig, RunConfig, SprtConfig};
 use crate::openings::{BookFormat, BookOrder, BookSpec};
+use crate::spec::SprtJudge;
 use crate::tc::TimeControl;
 use arbiter_stats::EloModel;
 
@@ -560,7 +561,7 @@ const PGNOUT_KEYS: &[&str] = &[
     "min",
     "match_line",
 ];
-const SPRT_KEYS: &[&str] = &["elo0", "elo1", "alpha", "beta", "model"];
+const SPRT_KEYS: &[&str] = &["elo0", "elo1", "alpha", "beta", "model", "judge"];
 const DRAW_KEYS: &[&str] = &["movenumber", "movecount", "score"];
 const RESIGN_KEYS: &[&str] = &["movecount", "score", "twosided"];
 const OUTPUT_KEYS: &[&str] = &["format"];
@@ -1092,6 +1093,7 @@ impl<'a> Parser<'a> {
             beta: 0.05,
             // cutechess has no model key; normalized is fastchess's and arbiter's default.
             model: EloModel::Normalized.to_string(),
+            judge: None,
         };
         for pair in group.pairs() {
             let expected = |key: &str| format!("{key}=NUMBER");
@@ -1115,6 +1117,15 @@ impl<'a> Parser<'a> {
                         )
                     })?;
                     sprt.model = model.to_string();
+                }
+                // arbiter's own: which finished pairs the SPRT is judged on.
+                "judge" => {
+                    let value = group.value_of(&pair)?.to_ascii_lowercase();
+                    sprt.judge = Some(match value.as_str() {
+                        "prefix" => SprtJudge::Prefix,
+                        "all" => SprtJudge::All,
+                        _ => return Err(group.invalid(pair.token, "judge=prefix or judge=all")),
+                    });
                 }
                 _ => return Err(group.unknown_key(&pair, SPRT_KEYS)),
             }
@@ -1422,6 +1433,7 @@ mod tests {
                 alpha: 0.05,
                 beta: 0.05,
                 model: "normalized".into(),
+                judge: None,
             }),
             adjudication: crate::config::AdjudicationConfig {
                 draw: Some(DrawRule {
@@ -1971,6 +1983,50 @@ mod tests {
         assert_eq!(
             model("elo0=0 elo1=5 model=BayesElo alpha=0.1").model,
             "bayeselo"
+        );
+    }
+
+    /// `judge=` picks the pairs the SPRT is judged on, read as the TOML's `sprt.judge` reads
+    /// it; left out, it is the prefix, and writing that default out changes nothing of a run.
+    #[test]
+    fn sprt_judge_reads_as_the_toml_key() {
+        let sprt = |line: &str| ok(&format!("{TWO} -sprt {line}")).config.sprt.unwrap();
+        assert_eq!(sprt("elo0=0 elo1=5").judge, None);
+        assert_eq!(sprt("elo0=0 elo1=5 judge=all").judge, Some(SprtJudge::All));
+        assert_eq!(
+            sprt("elo0=0 elo1=5 judge=Prefix").judge,
+            Some(SprtJudge::Prefix)
+        );
+        let err = parse(&args(&format!("{TWO} -sprt elo0=0 elo1=5 judge=first"))).unwrap_err();
+        assert!(
+            err.to_string().contains("judge=prefix or judge=all"),
+            "{err}"
+        );
+
+        let flags = ok(&format!(
+            "{TWO} -each tc=1+0.1 -sprt elo0=0 elo1=5 judge=all"
+        ))
+        .config;
+        let toml = RunConfig::parse(&flags.canonical(), "canonical").unwrap();
+        assert!(flags.canonical().contains("judge = \"all\""));
+        assert_eq!(toml.sprt.unwrap().judge, Some(SprtJudge::All));
+        let checked = flags.check().unwrap();
+        assert_eq!(checked.judge, SprtJudge::All);
+
+        let unsaid = ok(&format!("{TWO} -each tc=1+0.1 -sprt elo0=0 elo1=5")).config;
+        assert!(
+            !unsaid.canonical().contains("judge"),
+            "old stores' text stays"
+        );
+        assert_eq!(unsaid.check().unwrap().judge, SprtJudge::Prefix);
+        let said = ok(&format!(
+            "{TWO} -each tc=1+0.1 -sprt elo0=0 elo1=5 judge=prefix"
+        ))
+        .config;
+        assert!(said.differences_from(&unsaid).is_empty());
+        assert_eq!(
+            flags.differences_from(&unsaid),
+            ["sprt.judge: \"prefix\" -> \"all\""]
         );
     }
 
