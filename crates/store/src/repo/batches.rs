@@ -12,13 +12,13 @@ use sha2::{Digest, Sha256};
 use sqlx::migrate::Migrate;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Row, Type};
 
-use super::{kind, now_ms, Dialect, Inserted, Repo, TALLY_COLUMNS};
+use super::{kind, now_ms, Dialect, GameValues, Repo, ADD_TOTALS, TALLY_COLUMNS};
 use crate::error::{Result, StoreError};
 use crate::fleet::{
     BatchCounts, Heartbeat, Lease, Prefix, Queue, QueuedRun, Submitted, Worker, WorkerId,
     WorkerInfo,
 };
-use crate::model::{PairRecord, PairTally, RunId, RunOutcome, RunSpec, Totals};
+use crate::model::{PairKey, PairRecord, PairTally, RunId, RunOutcome, RunSpec, RunState, Totals};
 use crate::RunFile;
 
 /// Why queueing a run failed inside its creating transaction.
@@ -32,6 +32,20 @@ impl From<StoreError> for QueueRefused {
     fn from(e: StoreError) -> Self {
         QueueRefused::Store(e)
     }
+}
+
+/// Where a batch's pairs are numbered in the commit order until the submit takes the run's
+/// totals row and gives them their places: this plus their unit. Inside the submit's
+/// transaction only (no other transaction ever sees it), above any real count of pairs, and
+/// distinct between concurrent submits of a run (their units differ), so that their inserts
+/// never wait on each other in the `(run_id, sequence)` unique index.
+const UNORDERED: i64 = 1 << 62;
+
+/// A run's schedule as the prefix's walk needs it: its pairings (unit u is pair u / P of
+/// pairing u % P) and its units in all.
+struct Schedule {
+    pairings: u64,
+    planned: u64,
 }
 
 /// The columns of a batch a lease is made of, in [`Repo::decode_lease`]'s order.
@@ -380,7 +394,7 @@ where
         };
         let now = DB::NOW_MS;
         let mut tx = self.begin_write(&operation).await?;
-        if let Some(verdict) = self.closed(&mut tx, lease.run, false, &operation).await? {
+        if let Some(verdict) = self.closed(&mut tx, lease.run, &operation).await? {
             tx.commit().await.map_err(|e| self.fail(operation(), e))?;
             return Ok(Heartbeat::RunClosed(verdict));
         }
@@ -427,11 +441,20 @@ where
 
     /// Counts a played batch, in one transaction: its pairs and games (each unit of the batch
     /// exactly once), the batch marked done with its tally and the engines' `signatures`, the
-    /// prefix advanced over every unit now counted in order, `decide` asked after each unit the
-    /// prefix gains, and the run finished with its verdict when `decide` gives one or the last
-    /// unit is counted. A batch counted before is [`Submitted::AlreadyCounted`] and a closed
-    /// run [`Submitted::RunClosed`], having changed nothing; the lease need not be current (a
-    /// late batch is as good as any, and counts once).
+    /// run's totals added to, the prefix advanced over every unit now counted in order,
+    /// `decide` asked after each unit the prefix gains, and the run finished with its verdict
+    /// when `decide` gives one or the last unit is counted. A batch counted before is
+    /// [`Submitted::AlreadyCounted`] and a closed run [`Submitted::RunClosed`], having changed
+    /// nothing; the lease need not be current (a late batch is as good as any, and counts
+    /// once).
+    ///
+    /// Every submit to a run passes through the run's rows (totals, state, pairings, prefix),
+    /// and a row lock is held until the commit's WAL flush. So those rows are taken last, once
+    /// per batch, after the batch's own row, pairs and games are written (which concurrent
+    /// submits do side by side): submits to one run then queue only for a few short updates
+    /// and the flush, not for their whole transaction. The pairs go in before their place in
+    /// the commit order is known (that needs the totals row): they hold [`UNORDERED`] plus
+    /// their unit until the totals are taken, inside this transaction only.
     pub(crate) async fn submit_batch(
         &self,
         lease: &Lease,
@@ -453,6 +476,7 @@ where
             .collect::<Result<Vec<_>>>()?;
         let mut tx = self.begin_write(&operation).await?;
         let for_update = DB::FOR_UPDATE;
+        // The batch's own row: a second submit of the same batch waits here, then finds it done.
         let batch = sqlx::query(sqlx::AssertSqlSafe(format!(
             "SELECT state, first_unit, units FROM batches WHERE run_id = $1 AND sequence = $2{for_update}"
         )))
@@ -473,18 +497,21 @@ where
             tx.rollback().await.map_err(|e| self.fail(operation(), e))?;
             return Ok(Submitted::AlreadyCounted);
         }
-        if let Some(verdict) = self.closed(&mut tx, run, true, &operation).await? {
+        // A closed run is refused before anything is written; the run's row is locked (and the
+        // state checked again) only with the other hot rows, at the end.
+        if let Some(verdict) = self.closed(&mut tx, run, &operation).await? {
             tx.rollback().await.map_err(|e| self.fail(operation(), e))?;
             return Ok(Submitted::RunClosed(verdict));
         }
         let pairings = self.pairing_count(&mut tx, run, &operation).await?;
         // Exactly the batch's units, each once.
+        let unit_of = |pair: &PairRecord| pair.key.index * pairings + u64::from(pair.key.pairing);
         let mut seen = vec![false; usize::try_from(units).unwrap_or(0)];
         for pair in pairs {
             if pair.run != run {
                 return Err(invalid(format!("{} is of run {}", pair.key, pair.run)));
             }
-            let unit = pair.key.index * pairings + u64::from(pair.key.pairing);
+            let unit = unit_of(pair);
             let offset = unit
                 .checked_sub(first_unit as u64)
                 .filter(|&o| o < units as u64);
@@ -510,18 +537,42 @@ where
             )));
         }
 
+        // 1. The pairs and games, in unit order, with no hot row locked. A pair already present
+        //    was counted by whoever else played it (a local player of the same run): the stored
+        //    copy stands, and this one is not counted again.
         let now = now_ms();
+        let mut in_order: Vec<(&PairRecord, &[GameValues])> = pairs
+            .iter()
+            .zip(&games)
+            .map(|(pair, games)| (pair, games.as_slice()))
+            .collect();
+        in_order.sort_by_key(|(pair, _)| unit_of(pair));
+        let rows: Vec<(&PairRecord, i64)> = in_order
+            .iter()
+            .map(|(pair, _)| (*pair, UNORDERED + as_i64(unit_of(pair))))
+            .collect();
+        let Some(inserted) = self
+            .insert_pair_rows(&mut tx, run, &rows, now, &operation)
+            .await?
+        else {
+            drop(tx);
+            return Err(self.refusal(in_order[0].0).await);
+        };
+        let inserted: std::collections::BTreeSet<PairKey> = inserted.into_iter().collect();
+        in_order.retain(|(pair, _)| inserted.contains(&pair.key));
+        self.insert_games(&mut tx, run, &in_order, &operation)
+            .await?;
         let mut tally = Totals::default();
-        for (pair, games) in pairs.iter().zip(&games) {
-            match self.insert_pair(&mut tx, pair, games, now).await? {
-                Inserted::Counted => tally.add(pair.tally),
-                // Counted already by whoever else played it (a local player of the same run):
-                // the stored copy stands, and this one is not counted again.
-                Inserted::AlreadyPresent => {}
-                Inserted::Refused => {
-                    drop(tx);
-                    return Err(self.refusal(pair).await);
-                }
+        // Each pairing's share, and its last pair (which its plan must hold).
+        let mut by_pairing = std::collections::BTreeMap::<u32, (Totals, &PairRecord)>::new();
+        for (pair, _) in &in_order {
+            tally.add(pair.tally);
+            let entry = by_pairing
+                .entry(pair.key.pairing)
+                .or_insert((Totals::default(), pair));
+            entry.0.add(pair.tally);
+            if pair.key.index > entry.1.key.index {
+                entry.1 = pair;
             }
         }
         let db_now = DB::NOW_MS;
@@ -544,11 +595,55 @@ where
             tx.rollback().await.map_err(|e| self.fail(operation(), e))?;
             return Ok(Submitted::AlreadyCounted);
         }
+        self.touch_worker(&mut tx, lease.worker, &operation).await?;
+
+        // 2. The run's hot rows, in the order a local commit takes them (totals, state,
+        //    pairing), so that neither waits for the other in a cycle; then the prefix.
+        let keys: Vec<(&PairRecord, u64)> = in_order
+            .iter()
+            .map(|(pair, _)| (*pair, unit_of(pair)))
+            .collect();
+        let counted = self
+            .add_batch_totals(&mut tx, run, &keys, &tally, &operation)
+            .await?;
+        let planned = if counted {
+            self.run_still_running(&mut tx, run, now, &operation)
+                .await?
+        } else {
+            None
+        };
+        let Some(planned) = planned else {
+            drop(tx);
+            return match self.run(run).await?.state {
+                RunState::Finished { verdict } => Ok(Submitted::RunClosed(verdict)),
+                RunState::Running => Err(self.corrupt(
+                    "run_totals",
+                    format!("run {run} is running but has no totals row"),
+                )),
+            };
+        };
+        for (totals, last) in by_pairing.values() {
+            let update = sqlx::query(sqlx::AssertSqlSafe(format!(
+                "UPDATE run_pairings SET {ADD_TOTALS} WHERE run_id = $1 AND pairing = $11 \
+                 AND pairs_planned > $12 RETURNING pairing"
+            )))
+            .bind(run.get());
+            let counted = with_totals(update, totals)
+                .bind(i64::from(last.key.pairing))
+                .bind(as_i64(last.key.index))
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(|e| self.fail(operation(), e))?;
+            if counted.is_none() {
+                drop(tx);
+                return Err(self.refusal(last).await);
+            }
+        }
         let (prefix, verdict) = self
             .advance_prefix(
                 &mut tx,
                 run,
-                pairings,
+                Schedule { pairings, planned },
                 first_unit as u64..(first_unit + units) as u64,
                 decide,
                 &operation,
@@ -566,9 +661,83 @@ where
             .await
             .map_err(|e| self.fail(operation(), e))?;
         }
-        self.touch_worker(&mut tx, lease.worker, &operation).await?;
         tx.commit().await.map_err(|e| self.fail(operation(), e))?;
         Ok(Submitted::Counted { prefix, verdict })
+    }
+
+    /// Adds a batch's `tally` to the run's totals (locking that row until the commit) and
+    /// gives `pairs`, in unit order with their units, their places in the commit order: the
+    /// last of them is the totals' new count of pairs. `false` when the run has no totals row.
+    async fn add_batch_totals(
+        &self,
+        tx: &mut sqlx::Transaction<'static, DB>,
+        run: RunId,
+        pairs: &[(&PairRecord, u64)],
+        tally: &Totals,
+        operation: &impl Fn() -> String,
+    ) -> Result<bool> {
+        let update = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "UPDATE run_totals SET {ADD_TOTALS} WHERE run_id = $1 RETURNING pairs"
+        )))
+        .bind(run.get());
+        let Some(row) = with_totals(update, tally)
+            .fetch_optional(&mut **tx)
+            .await
+            .map_err(|e| self.fail(operation(), e))?
+        else {
+            return Ok(false);
+        };
+        let after: i64 = row.try_get(0).map_err(|e| self.fail(operation(), e))?;
+        // The batch's pairs are numbered after every pair counted before it, in unit order;
+        // each run of consecutive units moves by one offset.
+        let mut next = after - as_i64(tally.pairs) + 1;
+        let mut i = 0;
+        while i < pairs.len() {
+            let mut j = i + 1;
+            while j < pairs.len() && pairs[j].1 == pairs[j - 1].1 + 1 {
+                j += 1;
+            }
+            let first = UNORDERED + as_i64(pairs[i].1);
+            let last = UNORDERED + as_i64(pairs[j - 1].1);
+            sqlx::query(
+                "UPDATE pairs SET sequence = sequence - $2 \
+                 WHERE run_id = $1 AND sequence BETWEEN $3 AND $4",
+            )
+            .bind(run.get())
+            .bind(first - next)
+            .bind(first)
+            .bind(last)
+            .execute(&mut **tx)
+            .await
+            .map_err(|e| self.fail(operation(), e))?;
+            next += as_i64((j - i) as u64);
+            i = j;
+        }
+        Ok(true)
+    }
+
+    /// The run's planned units if it is still running, marking it updated at `now`: on
+    /// PostgreSQL the update locks the run's row until the commit, so a concurrent stop goes
+    /// strictly before or after the batch (it does not block the key checks of other
+    /// submits' pair inserts, which lock the row only for key share).
+    async fn run_still_running(
+        &self,
+        tx: &mut sqlx::Transaction<'static, DB>,
+        run: RunId,
+        now: i64,
+        operation: &impl Fn() -> String,
+    ) -> Result<Option<u64>> {
+        let planned: Option<i64> = sqlx::query(
+            "UPDATE runs SET updated_at_ms = $2 WHERE id = $1 AND state = 'running' \
+             RETURNING pairs_planned",
+        )
+        .bind(run.get())
+        .bind(now)
+        .fetch_optional(&mut **tx)
+        .await
+        .and_then(|row| row.map(|row| row.try_get(0)).transpose())
+        .map_err(|e| self.fail(operation(), e))?;
+        planned.map(|p| self.non_negative(p, "runs")).transpose()
     }
 
     /// Moves `run`'s prefix over every unit counted in order after it, asking `decide` after
@@ -581,7 +750,7 @@ where
         &self,
         tx: &mut sqlx::Transaction<'static, DB>,
         run: RunId,
-        pairings: u64,
+        schedule: Schedule,
         batch: std::ops::Range<u64>,
         decide: &mut (dyn FnMut(&Totals) -> Option<RunOutcome> + Send),
         operation: &impl Fn() -> String,
@@ -602,21 +771,14 @@ where
                 .decode_totals(&row, 1, "run_prefix")
                 .map_err(|e| self.decoded(e, operation))?,
         };
-        let planned: i64 = sqlx::query("SELECT pairs_planned FROM runs WHERE id = $1")
-            .bind(run.get())
-            .fetch_one(&mut **tx)
-            .await
-            .and_then(|row| row.try_get(0))
-            .map_err(|e| self.fail(operation(), e))?;
-        let planned = self.non_negative(planned, "runs")?;
         let mut verdict = None;
         let before = prefix.units;
         if batch.contains(&prefix.units) {
             verdict = self
-                .walk_prefix(tx, run, pairings, &mut prefix, decide, operation)
+                .walk_prefix(tx, run, schedule.pairings, &mut prefix, decide, operation)
                 .await?;
         }
-        if verdict.is_none() && prefix.units >= planned {
+        if verdict.is_none() && prefix.units >= schedule.planned {
             verdict = Some(RunOutcome::Complete);
         }
         if prefix.units != before {
@@ -819,26 +981,21 @@ where
         Ok(files)
     }
 
-    /// The verdict of `run` if it is finished, read inside `tx`; with `lock`, the run's row is
-    /// locked on PostgreSQL so that a concurrent stop goes strictly before or after (a submit
-    /// needs that; a heartbeat, which changes nothing of the run, does not, and every worker's
-    /// heartbeats would queue on the one row).
+    /// The verdict of `run` if it is finished, read inside `tx` without a lock: a heartbeat
+    /// changes nothing of the run (every worker's heartbeats would queue on the one row), and
+    /// a submit checks the run again when it locks the row, last.
     async fn closed(
         &self,
         tx: &mut sqlx::Transaction<'static, DB>,
         run: RunId,
-        lock: bool,
         operation: &impl Fn() -> String,
     ) -> Result<Option<RunOutcome>> {
-        let for_update = if lock { DB::FOR_UPDATE } else { "" };
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "SELECT state, verdict FROM runs WHERE id = $1{for_update}"
-        )))
-        .bind(run.get())
-        .fetch_optional(&mut **tx)
-        .await
-        .map_err(|e| self.fail(operation(), e))?
-        .ok_or_else(|| self.unknown(run))?;
+        let row = sqlx::query("SELECT state, verdict FROM runs WHERE id = $1")
+            .bind(run.get())
+            .fetch_optional(&mut **tx)
+            .await
+            .map_err(|e| self.fail(operation(), e))?
+            .ok_or_else(|| self.unknown(run))?;
         let state: String = row.try_get(0).map_err(|e| self.fail(operation(), e))?;
         if state == "running" {
             return Ok(None);
