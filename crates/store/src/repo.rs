@@ -46,6 +46,12 @@ pub(crate) trait Dialect: Database {
     /// wrote in between, SQLite returns "database is locked" at once instead of waiting.
     /// `BEGIN IMMEDIATE` takes the lock up front, under the busy timeout.
     const BEGIN_WRITE: &'static str;
+    /// Starts a transaction that changes only leases and workers' last contact (a claim, a
+    /// heartbeat, a release): on PostgreSQL it commits without waiting for the WAL flush
+    /// (`synchronous_commit = off` for that transaction alone). A lease is soft state: a
+    /// database crash may forget the last fraction of a second of them, which costs at most a
+    /// batch played twice and counted once (the submit, which counts, waits for the flush).
+    const BEGIN_LEASE: &'static str;
     /// The database's clock in milliseconds since the Unix epoch, as an SQL expression: leases
     /// are timed by it, so that workers whose clocks disagree still agree on when one expired.
     const NOW_MS: &'static str;
@@ -961,6 +967,17 @@ where
     ) -> Result<sqlx::Transaction<'static, DB>> {
         self.writer
             .begin_with(DB::BEGIN_WRITE)
+            .await
+            .map_err(|e| self.fail(operation(), e))
+    }
+
+    /// [`Repo::begin_write`] for leases only ([`Dialect::BEGIN_LEASE`]).
+    async fn begin_lease(
+        &self,
+        operation: &impl Fn() -> String,
+    ) -> Result<sqlx::Transaction<'static, DB>> {
+        self.writer
+            .begin_with(DB::BEGIN_LEASE)
             .await
             .map_err(|e| self.fail(operation(), e))
     }

@@ -237,7 +237,6 @@ where
         excluded: &[RunId],
     ) -> Result<Option<Lease>> {
         let operation = || format!("claiming a batch for worker {worker}");
-        let now = DB::NOW_MS;
         // Run ids are integers: listing them inline cannot inject anything.
         let excluded = match excluded {
             [] => String::new(),
@@ -249,62 +248,38 @@ where
                     .join(", ")
             ),
         };
-        let mut tx = self.begin_write(&operation).await?;
-        let found = self
-            .batch_to_claim(&mut tx, worker, &excluded, &operation)
-            .await?;
-        let Some(found) = found else {
-            self.touch_worker(&mut tx, worker, &operation).await?;
-            tx.commit().await.map_err(|e| self.fail(operation(), e))?;
-            return Ok(None);
-        };
-        let (run, sequence, holder) = found;
-        // Taking back one's own lease is not a new claim.
-        let new_claim = i64::from(holder != Some(worker.get()));
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "UPDATE batches SET state = 'leased', worker_id = $3, \
-             lease_expires_ms = {now} + $4, claims = claims + $5 \
-             WHERE run_id = $1 AND sequence = $2 RETURNING {LEASE_COLUMNS}"
-        )))
-        .bind(run)
-        .bind(sequence)
-        .bind(worker.get())
-        .bind(lease_ms)
-        .bind(new_claim)
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(|e| self.fail(operation(), e))?;
+        let mut tx = self.begin_lease(&operation).await?;
         let lease = self
-            .decode_lease(&row)
-            .map_err(|e| self.fail(operation(), e))?;
+            .lease_next(&mut tx, worker, lease_ms, &excluded, &operation)
+            .await?;
         self.touch_worker(&mut tx, worker, &operation).await?;
         tx.commit().await.map_err(|e| self.fail(operation(), e))?;
-        Ok(Some(lease))
+        Ok(lease)
     }
 
-    /// The batch a claim takes, locked: `(run, sequence, holder)`. Each step is a short
-    /// indexed search, never a sort of every batch of every run: the worker's own lease; else
-    /// the runs that can be played, by priority, and in the first of them that has one, a
-    /// lapsed lease (the prefix's hole first) or the first open batch.
-    async fn batch_to_claim(
+    /// Leases the batch a claim takes. Each step is one statement, an update of the batch a
+    /// short indexed search finds and locks (never a sort of every batch of every run): the
+    /// worker's own lease; else the runs that can be played, by priority, and in the first of
+    /// them that has one, a lapsed lease (the prefix's hole first) or the first open batch.
+    async fn lease_next(
         &self,
         tx: &mut sqlx::Transaction<'static, DB>,
         worker: WorkerId,
+        lease_ms: i64,
         excluded: &str,
         operation: &impl Fn() -> String,
-    ) -> Result<Option<(i64, i64, Option<i64>)>> {
+    ) -> Result<Option<Lease>> {
         let now = DB::NOW_MS;
         let skip_locked = DB::SKIP_LOCKED;
         let own = self
-            .first_batch(
+            .lease_found(
                 tx,
                 format!(
-                    "SELECT b.run_id, b.sequence, b.worker_id FROM batches b \
-                 JOIN runs r ON r.id = b.run_id \
-                 WHERE b.worker_id = $1 AND b.state = 'leased' AND r.state = 'running'{excluded} \
-                 ORDER BY b.run_id, b.sequence LIMIT 1{skip_locked}"
+                    "SELECT b.run_id, b.sequence FROM batches b JOIN runs r ON r.id = b.run_id \
+                     WHERE b.worker_id = $1 AND b.state = 'leased' AND r.state = 'running'\
+                     {excluded} ORDER BY b.run_id, b.sequence LIMIT 1{skip_locked}"
                 ),
-                worker.get(),
+                (worker, lease_ms, None),
                 operation,
             )
             .await?;
@@ -326,61 +301,58 @@ where
         .map_err(|e| self.fail(operation(), e))?;
         for row in &runs {
             let run: i64 = row.try_get(0).map_err(|e| self.fail(operation(), e))?;
-            let lapsed = self
-                .first_batch(
-                    tx,
-                    format!(
-                        "SELECT b.run_id, b.sequence, b.worker_id FROM batches b \
-                     WHERE b.state = 'leased' AND b.run_id = $1 AND b.lease_expires_ms < {now} \
-                     ORDER BY b.sequence LIMIT 1{skip_locked}"
-                    ),
-                    run,
-                    operation,
-                )
-                .await?;
-            if lapsed.is_some() {
-                return Ok(lapsed);
-            }
-            let open = self
-                .first_batch(
-                    tx,
-                    format!(
-                        "SELECT b.run_id, b.sequence, b.worker_id FROM batches b \
-                     WHERE b.state = 'open' AND b.run_id = $1 \
-                     ORDER BY b.sequence LIMIT 1{skip_locked}"
-                    ),
-                    run,
-                    operation,
-                )
-                .await?;
-            if open.is_some() {
-                return Ok(open);
+            for candidates in [
+                format!("b.state = 'leased' AND b.run_id = $3 AND b.lease_expires_ms < {now}"),
+                "b.state = 'open' AND b.run_id = $3".to_owned(),
+            ] {
+                let leased = self
+                    .lease_found(
+                        tx,
+                        format!(
+                            "SELECT b.run_id, b.sequence FROM batches b WHERE {candidates} \
+                             ORDER BY b.sequence LIMIT 1{skip_locked}"
+                        ),
+                        (worker, lease_ms, Some(run)),
+                        operation,
+                    )
+                    .await?;
+                if leased.is_some() {
+                    return Ok(leased);
+                }
             }
         }
         Ok(None)
     }
 
-    /// The first row of a batch query `sql` with `$1` bound to `bind`, as `(run, sequence,
-    /// holder)`.
-    async fn first_batch(
+    /// Leases the batch `(run_id, sequence)` that the query `found` selects (and locks), if
+    /// any, to `worker` for `lease_ms`; `found` may use `$1` (the worker) and `$3` (`run`).
+    /// Taking back one's own lease is not a new claim.
+    async fn lease_found(
         &self,
         tx: &mut sqlx::Transaction<'static, DB>,
-        sql: String,
-        bind: i64,
+        found: String,
+        (worker, lease_ms, run): (WorkerId, i64, Option<i64>),
         operation: &impl Fn() -> String,
-    ) -> Result<Option<(i64, i64, Option<i64>)>> {
-        let row = sqlx::query(sqlx::AssertSqlSafe(sql))
-            .bind(bind)
+    ) -> Result<Option<Lease>> {
+        let now = DB::NOW_MS;
+        let mut query = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "UPDATE batches SET state = 'leased', worker_id = $1, \
+             lease_expires_ms = {now} + $2, \
+             claims = claims + CASE WHEN worker_id = $1 THEN 0 ELSE 1 END \
+             WHERE (run_id, sequence) = ({found}) RETURNING {LEASE_COLUMNS}"
+        )))
+        .bind(worker.get())
+        .bind(lease_ms);
+        if let Some(run) = run {
+            query = query.bind(run);
+        }
+        let row = query
             .fetch_optional(&mut **tx)
             .await
             .map_err(|e| self.fail(operation(), e))?;
-        let Some(row) = row else {
-            return Ok(None);
-        };
-        let decoded = (|| -> std::result::Result<_, sqlx::Error> {
-            Ok((row.try_get(0)?, row.try_get(1)?, row.try_get(2)?))
-        })();
-        decoded.map(Some).map_err(|e| self.fail(operation(), e))
+        row.map(|row| self.decode_lease(&row))
+            .transpose()
+            .map_err(|e| self.fail(operation(), e))
     }
 
     /// Extends `lease` by `lease_ms` from now if it is still the worker's and its run still
@@ -393,14 +365,13 @@ where
             )
         };
         let now = DB::NOW_MS;
-        let mut tx = self.begin_write(&operation).await?;
-        if let Some(verdict) = self.closed(&mut tx, lease.run, &operation).await? {
-            tx.commit().await.map_err(|e| self.fail(operation(), e))?;
-            return Ok(Heartbeat::RunClosed(verdict));
-        }
+        let mut tx = self.begin_lease(&operation).await?;
+        // The run's row is read, not locked: every worker's heartbeats would queue on it.
         let extended = sqlx::query(sqlx::AssertSqlSafe(format!(
             "UPDATE batches SET lease_expires_ms = {now} + $4 WHERE run_id = $1 AND sequence = $2 \
-             AND state = 'leased' AND worker_id = $3 RETURNING lease_expires_ms"
+             AND state = 'leased' AND worker_id = $3 \
+             AND EXISTS (SELECT 1 FROM runs r WHERE r.id = $1 AND r.state = 'running') \
+             RETURNING lease_expires_ms"
         )))
         .bind(lease.run.get())
         .bind(as_i64(lease.sequence))
@@ -411,18 +382,22 @@ where
         .and_then(|row| row.map(|row| row.try_get::<i64, _>(0)).transpose())
         .map_err(|e| self.fail(operation(), e))?;
         self.touch_worker(&mut tx, lease.worker, &operation).await?;
-        tx.commit().await.map_err(|e| self.fail(operation(), e))?;
-        Ok(match extended {
+        let heartbeat = match extended {
             Some(expires_ms) => Heartbeat::Held { expires_ms },
-            None => Heartbeat::Lost,
-        })
+            None => match self.closed(&mut tx, lease.run, &operation).await? {
+                Some(verdict) => Heartbeat::RunClosed(verdict),
+                None => Heartbeat::Lost,
+            },
+        };
+        tx.commit().await.map_err(|e| self.fail(operation(), e))?;
+        Ok(heartbeat)
     }
 
     /// Gives `lease`'s batch back to the queue at once (a worker told to stop); nothing if the
     /// lease is no longer the worker's. Returns whether it was.
     pub(crate) async fn release_batch(&self, lease: &Lease) -> Result<bool> {
         let operation = || format!("releasing batch {} of run {}", lease.sequence, lease.run);
-        let mut tx = self.begin_write(&operation).await?;
+        let mut tx = self.begin_lease(&operation).await?;
         let released = sqlx::query(
             "UPDATE batches SET state = 'open', worker_id = NULL, lease_expires_ms = NULL \
              WHERE run_id = $1 AND sequence = $2 AND state = 'leased' AND worker_id = $3 \
