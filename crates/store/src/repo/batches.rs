@@ -4,9 +4,12 @@
 //! Every state change is one transaction. A claim picks the next batch with `FOR UPDATE ...
 //! SKIP LOCKED` on PostgreSQL (concurrent claims skip each other's rows instead of queueing on
 //! them) and under SQLite's single writer otherwise. Leases are timed on the database's clock
-//! ([`Dialect::NOW_MS`]). A submit counts the batch's pairs with the same statements as a
-//! local commit ([`Repo::insert_pair`]), marks the batch done (its key makes a second submit
-//! count nothing), advances the prefix and closes the run on a decision, all at once.
+//! ([`Dialect::NOW_MS`]); claims, heartbeats and releases commit without waiting for the WAL
+//! flush on PostgreSQL ([`Dialect::BEGIN_LEASE`]). A submit writes the batch's pairs and games
+//! with the same rows as a local commit ([`Repo::insert_pair_rows`], [`Repo::insert_games`]),
+//! marks the batch done (its key makes a second submit count nothing), and only then takes the
+//! run's rows: adds to the totals, checks the run still runs, advances the prefix and closes
+//! the run on a decision, all in one transaction.
 
 use sha2::{Digest, Sha256};
 use sqlx::migrate::Migrate;
