@@ -210,13 +210,11 @@
 //!   database crash may forget the last moments of leases, which costs at most a batch played
 //!   twice (and counted once, below).
 //! - **A submit is one transaction keyed by (run, batch).** [`Store::submit_batch`] locks the
-//!   batch row, writes its pairs and games with the key of [`Store::commit_pair`] (which still
-//!   holds), marks the batch done, and then, last, takes the run's own rows: adds the batch to
-//!   the totals, checks the run still runs, advances the prefix and closes the run on a
-//!   verdict. A row lock lasts until the commit is flushed, so the submits of a run queue only
-//!   for those few updates, not for their pairs and games. The batch's pairs get their places
-//!   in the commit order when the totals are taken, so that order stays 1, 2, 3 ... in unit
-//!   order within a batch.
+//!   batch row, takes the run's totals row (the lock a local commit takes first too), counts
+//!   its pairs with the key of [`Store::commit_pair`] (which still holds), a statement for
+//!   all of them and one for all their games, marks the batch done, adds its tally to the
+//!   totals once, advances the prefix and closes the run on a verdict. The batch's pairs
+//!   take their places in the commit order in unit order.
 //!   A second submit of a done batch, from a retry or from a worker whose lease moved on,
 //!   counts nothing ([`Submitted::AlreadyCounted`]); a submit after the run closed counts
 //!   nothing either. A late worker's batch is as good as the new holder's: whichever submits

@@ -732,6 +732,12 @@ async fn concurrent_submits_keep_the_commit_order_and_the_prefix() {
 }
 
 #[tokio::test]
+async fn a_pair_counted_before_its_batch_counts_once() {
+    let (_dir, store) = fresh().await;
+    fleet::a_pair_counted_before_its_batch_counts_once(&store).await;
+}
+
+#[tokio::test]
 async fn a_long_prefix_is_walked_page_by_page() {
     let (_dir, store) = fresh().await;
     fleet::a_long_prefix_is_walked_page_by_page(&store).await;

@@ -5,11 +5,11 @@
 //! SKIP LOCKED` on PostgreSQL (concurrent claims skip each other's rows instead of queueing on
 //! them) and under SQLite's single writer otherwise. Leases are timed on the database's clock
 //! ([`Dialect::NOW_MS`]); claims, heartbeats and releases commit without waiting for the WAL
-//! flush on PostgreSQL ([`Dialect::BEGIN_LEASE`]). A submit writes the batch's pairs and games
-//! with the same rows as a local commit ([`Repo::insert_pair_rows`], [`Repo::insert_games`]),
-//! marks the batch done (its key makes a second submit count nothing), and only then takes the
-//! run's rows: adds to the totals, checks the run still runs, advances the prefix and closes
-//! the run on a decision, all in one transaction.
+//! flush on PostgreSQL ([`Dialect::BEGIN_LEASE`]). A submit counts the batch with the same
+//! rows as a local commit ([`Repo::insert_pair_rows`], [`Repo::insert_games`]), a statement
+//! for all its pairs and one for all its games, marks the batch done (its key makes a second
+//! submit count nothing), adds its tally to the totals, advances the prefix and closes the run
+//! on a decision, all in one transaction.
 
 use sha2::{Digest, Sha256};
 use sqlx::migrate::Migrate;
@@ -36,13 +36,6 @@ impl From<StoreError> for QueueRefused {
         QueueRefused::Store(e)
     }
 }
-
-/// Where a batch's pairs are numbered in the commit order until the submit takes the run's
-/// totals row and gives them their places: this plus their unit. Inside the submit's
-/// transaction only (no other transaction ever sees it), above any real count of pairs, and
-/// distinct between concurrent submits of a run (their units differ), so that their inserts
-/// never wait on each other in the `(run_id, sequence)` unique index.
-const UNORDERED: i64 = 1 << 62;
 
 /// A run's schedule as the prefix's walk needs it: its pairings (unit u is pair u / P of
 /// pairing u % P) and its units in all.
@@ -427,12 +420,14 @@ where
     /// once).
     ///
     /// Every submit to a run passes through the run's rows (totals, state, pairings, prefix),
-    /// and a row lock is held until the commit's WAL flush. So those rows are taken last, once
-    /// per batch, after the batch's own row, pairs and games are written (which concurrent
-    /// submits do side by side): submits to one run then queue only for a few short updates
-    /// and the flush, not for their whole transaction. The pairs go in before their place in
-    /// the commit order is known (that needs the totals row): they hold [`UNORDERED`] plus
-    /// their unit until the totals are taken, inside this transaction only.
+    /// and a row lock is held until the commit's WAL flush, so a run's submits follow each
+    /// other. What they can do side by side (check the batch, its units, the run's state) comes
+    /// before the run's totals row is locked; after it, each step is one statement for the
+    /// whole batch (its pairs, its games, its tally). The run's rows are locked before any of
+    /// them is referenced: a submit waiting for the lock holds no key-share lock of its pairs'
+    /// references on `runs` and `run_pairings`, which the holder's updates of those rows would
+    /// otherwise have to share with every waiter (measured: that halved the rate at 100
+    /// simulated workers).
     pub(crate) async fn submit_batch(
         &self,
         lease: &Lease,
@@ -515,19 +510,51 @@ where
             )));
         }
 
-        // 1. The pairs and games, in unit order, with no hot row locked. A pair already present
-        //    was counted by whoever else played it (a local player of the same run): the stored
-        //    copy stands, and this one is not counted again.
         let now = now_ms();
+        self.touch_worker(&mut tx, lease.worker, &operation).await?;
+
+        // 1. The run's totals row, the lock every commit to the run takes first (a local
+        //    commit too), before any of the run's rows is referenced: a submit that waits here
+        //    holds nothing that the holder's updates of the run's rows would have to share.
+        let totals_row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT pairs FROM run_totals WHERE run_id = $1{for_update}"
+        )))
+        .bind(run.get())
+        .fetch_optional(&mut *tx)
+        .await
+        .and_then(|row| row.map(|row| row.try_get::<i64, _>(0)).transpose())
+        .map_err(|e| self.fail(operation(), e))?;
+        let planned = match totals_row {
+            Some(_) => {
+                self.run_still_running(&mut tx, run, now, &operation)
+                    .await?
+            }
+            None => None,
+        };
+        let (Some(counted_before), Some(planned)) = (totals_row, planned) else {
+            drop(tx);
+            return match self.run(run).await?.state {
+                RunState::Finished { verdict } => Ok(Submitted::RunClosed(verdict)),
+                RunState::Running => Err(self.corrupt(
+                    "run_totals",
+                    format!("run {run} is running but has no totals row"),
+                )),
+            };
+        };
+
+        // 2. The pairs, numbered on from the run's count in unit order, and their games, in
+        //    as few statements as the batch allows. A pair already present was counted by
+        //    whoever else played it (a local player of the same run): the stored copy stands,
+        //    this one is not counted again, and the pairs after it close the gap.
         let mut in_order: Vec<(&PairRecord, &[GameValues])> = pairs
             .iter()
             .zip(&games)
             .map(|(pair, games)| (pair, games.as_slice()))
             .collect();
         in_order.sort_by_key(|(pair, _)| unit_of(pair));
-        let rows: Vec<(&PairRecord, i64)> = in_order
-            .iter()
-            .map(|(pair, _)| (*pair, UNORDERED + as_i64(unit_of(pair))))
+        let rows: Vec<(&PairRecord, i64)> = (counted_before + 1..)
+            .zip(&in_order)
+            .map(|(sequence, (pair, _))| (*pair, sequence))
             .collect();
         let Some(inserted) = self
             .insert_pair_rows(&mut tx, run, &rows, now, &operation)
@@ -537,6 +564,24 @@ where
             return Err(self.refusal(in_order[0].0).await);
         };
         let inserted: std::collections::BTreeSet<PairKey> = inserted.into_iter().collect();
+        if inserted.len() < rows.len() {
+            let kept = rows.iter().filter(|(pair, _)| inserted.contains(&pair.key));
+            for ((pair, given), sequence) in kept.zip(counted_before + 1..) {
+                if *given != sequence {
+                    sqlx::query(
+                        "UPDATE pairs SET sequence = $4 \
+                         WHERE run_id = $1 AND pairing = $2 AND pair_index = $3",
+                    )
+                    .bind(run.get())
+                    .bind(i64::from(pair.key.pairing))
+                    .bind(as_i64(pair.key.index))
+                    .bind(sequence)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(|e| self.fail(operation(), e))?;
+                }
+            }
+        }
         in_order.retain(|(pair, _)| inserted.contains(&pair.key));
         self.insert_games(&mut tx, run, &in_order, &operation)
             .await?;
@@ -573,33 +618,16 @@ where
             tx.rollback().await.map_err(|e| self.fail(operation(), e))?;
             return Ok(Submitted::AlreadyCounted);
         }
-        self.touch_worker(&mut tx, lease.worker, &operation).await?;
 
-        // 2. The run's hot rows, in the order a local commit takes them (totals, state,
-        //    pairing), so that neither waits for the other in a cycle; then the prefix.
-        let keys: Vec<(&PairRecord, u64)> = in_order
-            .iter()
-            .map(|(pair, _)| (*pair, unit_of(pair)))
-            .collect();
-        let counted = self
-            .add_batch_totals(&mut tx, run, &keys, &tally, &operation)
-            .await?;
-        let planned = if counted {
-            self.run_still_running(&mut tx, run, now, &operation)
-                .await?
-        } else {
-            None
-        };
-        let Some(planned) = planned else {
-            drop(tx);
-            return match self.run(run).await?.state {
-                RunState::Finished { verdict } => Ok(Submitted::RunClosed(verdict)),
-                RunState::Running => Err(self.corrupt(
-                    "run_totals",
-                    format!("run {run} is running but has no totals row"),
-                )),
-            };
-        };
+        // 3. The batch's tally, once, to the run's totals and its pairings'; then the prefix.
+        let update = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "UPDATE run_totals SET {ADD_TOTALS} WHERE run_id = $1"
+        )))
+        .bind(run.get());
+        with_totals(update, &tally)
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| self.fail(operation(), e))?;
         for (totals, last) in by_pairing.values() {
             let update = sqlx::query(sqlx::AssertSqlSafe(format!(
                 "UPDATE run_pairings SET {ADD_TOTALS} WHERE run_id = $1 AND pairing = $11 \
@@ -641,57 +669,6 @@ where
         }
         tx.commit().await.map_err(|e| self.fail(operation(), e))?;
         Ok(Submitted::Counted { prefix, verdict })
-    }
-
-    /// Adds a batch's `tally` to the run's totals (locking that row until the commit) and
-    /// gives `pairs`, in unit order with their units, their places in the commit order: the
-    /// last of them is the totals' new count of pairs. `false` when the run has no totals row.
-    async fn add_batch_totals(
-        &self,
-        tx: &mut sqlx::Transaction<'static, DB>,
-        run: RunId,
-        pairs: &[(&PairRecord, u64)],
-        tally: &Totals,
-        operation: &impl Fn() -> String,
-    ) -> Result<bool> {
-        let update = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "UPDATE run_totals SET {ADD_TOTALS} WHERE run_id = $1 RETURNING pairs"
-        )))
-        .bind(run.get());
-        let Some(row) = with_totals(update, tally)
-            .fetch_optional(&mut **tx)
-            .await
-            .map_err(|e| self.fail(operation(), e))?
-        else {
-            return Ok(false);
-        };
-        let after: i64 = row.try_get(0).map_err(|e| self.fail(operation(), e))?;
-        // The batch's pairs are numbered after every pair counted before it, in unit order;
-        // each run of consecutive units moves by one offset.
-        let mut next = after - as_i64(tally.pairs) + 1;
-        let mut i = 0;
-        while i < pairs.len() {
-            let mut j = i + 1;
-            while j < pairs.len() && pairs[j].1 == pairs[j - 1].1 + 1 {
-                j += 1;
-            }
-            let first = UNORDERED + as_i64(pairs[i].1);
-            let last = UNORDERED + as_i64(pairs[j - 1].1);
-            sqlx::query(
-                "UPDATE pairs SET sequence = sequence - $2 \
-                 WHERE run_id = $1 AND sequence BETWEEN $3 AND $4",
-            )
-            .bind(run.get())
-            .bind(first - next)
-            .bind(first)
-            .bind(last)
-            .execute(&mut **tx)
-            .await
-            .map_err(|e| self.fail(operation(), e))?;
-            next += as_i64((j - i) as u64);
-            i = j;
-        }
-        Ok(true)
     }
 
     /// The run's planned units if it is still running, marking it updated at `now`: on

@@ -496,9 +496,10 @@ pub async fn names_with_sql_metacharacters_are_plain_names(store: &Store) {
     assert_eq!(store.totals(run).await.unwrap(), expected_totals(0..1));
 }
 
-/// Every batch of a run submitted at once, from as many workers: submits to one run write their
-/// pairs side by side and take the run's rows last, so this is where a wrong place in the commit
-/// order, a lock taken out of order or a batch left behind the prefix would show. A run that
+/// Every batch of a run submitted at once, from as many workers: submits to one run queue on the
+/// run's rows and write their pairs in as few statements as they can, so this is where a wrong
+/// place in the commit order, a lock taken out of order or a batch left behind the prefix would
+/// show. A run that
 /// decides after its 100th pair must decide there, on the first 100 pairs, as a sequential run
 /// does; a run that never decides must end complete with its prefix at its last unit. Either
 /// way the commit order numbers the counted pairs 1 to n, each batch's in unit order, and the
@@ -590,4 +591,42 @@ pub async fn concurrent_submits_keep_the_commit_order_and_the_prefix(store: std:
         let this = queued.iter().find(|q| q.run.id == run).unwrap();
         assert_eq!(this.prefix.units, units);
     }
+}
+
+/// A pair of a batch that a local player of the run counted first stays as it was: the batch
+/// counts only its other pairs, once, in the totals and the pairing's, and the commit order
+/// numbers them on with no gap.
+pub async fn a_pair_counted_before_its_batch_counts_once(store: &Store) {
+    let (_, run) = queued(store, "fleet-overlap", 6, queue(3)).await;
+    assert_eq!(
+        store.commit_pair(&pair(run, 1)).await.unwrap(),
+        arbiter_store::Committed::Inserted
+    );
+    let w = worker(store, "w").await;
+    let lease = claim(store, w, run, LONG).await.unwrap();
+    assert_eq!(lease.unit_range(), 0..3);
+    match submit(store, &lease).await {
+        Submitted::Counted { prefix, verdict } => {
+            assert_eq!((prefix.units, verdict), (3, None));
+            assert_eq!(prefix.totals, expected_totals(0..3));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(store.totals(run).await.unwrap(), expected_totals(0..3));
+    assert_eq!(
+        store.pairing_totals(run).await.unwrap(),
+        [expected_totals(0..3)]
+    );
+    let order = super::commit_order(store, run).await;
+    assert_eq!(
+        order
+            .iter()
+            .map(|p| (p.sequence, p.key.index))
+            .collect::<Vec<_>>(),
+        [(1, 1), (2, 0), (3, 2)]
+    );
+    assert_eq!(
+        all_games(store, run).await,
+        expected_games(&(0..3).collect())
+    );
 }
