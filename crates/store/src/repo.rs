@@ -413,7 +413,11 @@ where
 
         // 1. Only a running run takes steps (and on PostgreSQL this locks its row, so that
         //    steps and `finish_run` of one run go one at a time).
-        if !self.touch_running(&mut tx, run, now, &operation).await? {
+        if self
+            .touch_running(&mut tx, run, now, &operation)
+            .await?
+            .is_none()
+        {
             drop(tx);
             return Err(self.why_closed(run).await);
         }
@@ -689,7 +693,11 @@ where
 
         // 3. Only a running run takes pairs. On PostgreSQL this also locks the run's row, so a
         //    concurrent `finish_run` goes strictly before or after.
-        if !self.touch_running(tx, run, now, &operation).await? {
+        if self
+            .touch_running(tx, run, now, &operation)
+            .await?
+            .is_none()
+        {
             return Ok(Inserted::Refused);
         }
 
@@ -982,25 +990,29 @@ where
             .map_err(|e| self.fail(operation(), e))
     }
 
-    /// Whether `run` is running, marking it updated at `now` inside `tx`. Pairs and steps are
-    /// committed only to a running run, and on PostgreSQL this locks the run's row, so a
-    /// concurrent `finish_run` goes strictly before or after.
+    /// Whether `run` is running, marking it updated at `now` inside `tx`: its planned units
+    /// if so. Pairs, batches and steps are committed only to a running run, and on PostgreSQL
+    /// the update locks the run's row until the commit, so a concurrent `finish_run` goes
+    /// strictly before or after (it does not block the key checks of other commits' pair
+    /// inserts, which lock the row only for key share).
     async fn touch_running(
         &self,
         tx: &mut sqlx::Transaction<'static, DB>,
         run: RunId,
         now: i64,
         operation: &impl Fn() -> String,
-    ) -> Result<bool> {
-        let open = sqlx::query(
-            "UPDATE runs SET updated_at_ms = $2 WHERE id = $1 AND state = 'running' RETURNING id",
+    ) -> Result<Option<u64>> {
+        let planned: Option<i64> = sqlx::query(
+            "UPDATE runs SET updated_at_ms = $2 WHERE id = $1 AND state = 'running' \
+             RETURNING pairs_planned",
         )
         .bind(run.get())
         .bind(now)
         .fetch_optional(&mut **tx)
         .await
+        .and_then(|row| row.map(|row| row.try_get(0)).transpose())
         .map_err(|e| self.fail(operation(), e))?;
-        Ok(open.is_some())
+        planned.map(|p| self.non_negative(p, "runs")).transpose()
     }
 
     /// Why `run` refused a state change: it does not exist, or it is finished.

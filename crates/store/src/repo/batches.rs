@@ -525,10 +525,7 @@ where
         .and_then(|row| row.map(|row| row.try_get::<i64, _>(0)).transpose())
         .map_err(|e| self.fail(operation(), e))?;
         let planned = match totals_row {
-            Some(_) => {
-                self.run_still_running(&mut tx, run, now, &operation)
-                    .await?
-            }
+            Some(_) => self.touch_running(&mut tx, run, now, &operation).await?,
             None => None,
         };
         let (Some(counted_before), Some(planned)) = (totals_row, planned) else {
@@ -669,30 +666,6 @@ where
         }
         tx.commit().await.map_err(|e| self.fail(operation(), e))?;
         Ok(Submitted::Counted { prefix, verdict })
-    }
-
-    /// The run's planned units if it is still running, marking it updated at `now`: on
-    /// PostgreSQL the update locks the run's row until the commit, so a concurrent stop goes
-    /// strictly before or after the batch (it does not block the key checks of other
-    /// submits' pair inserts, which lock the row only for key share).
-    async fn run_still_running(
-        &self,
-        tx: &mut sqlx::Transaction<'static, DB>,
-        run: RunId,
-        now: i64,
-        operation: &impl Fn() -> String,
-    ) -> Result<Option<u64>> {
-        let planned: Option<i64> = sqlx::query(
-            "UPDATE runs SET updated_at_ms = $2 WHERE id = $1 AND state = 'running' \
-             RETURNING pairs_planned",
-        )
-        .bind(run.get())
-        .bind(now)
-        .fetch_optional(&mut **tx)
-        .await
-        .and_then(|row| row.map(|row| row.try_get(0)).transpose())
-        .map_err(|e| self.fail(operation(), e))?;
-        planned.map(|p| self.non_negative(p, "runs")).transpose()
     }
 
     /// Moves `run`'s prefix over every unit counted in order after it, asking `decide` after
@@ -938,7 +911,7 @@ where
 
     /// The verdict of `run` if it is finished, read inside `tx` without a lock: a heartbeat
     /// changes nothing of the run (every worker's heartbeats would queue on the one row), and
-    /// a submit checks the run again when it locks the row, last.
+    /// a submit checks the run again when it locks the row, after the run's totals.
     async fn closed(
         &self,
         tx: &mut sqlx::Transaction<'static, DB>,
