@@ -206,9 +206,15 @@
 //!   `FOR UPDATE SKIP LOCKED` on PostgreSQL so that concurrent claims pass each other instead of
 //!   queueing, and under the single writer on SQLite. A worker restarted under its name gets
 //!   its unexpired lease back. Leases are timed on the database's clock, not the workers'.
+//!   Claims, heartbeats and releases commit without waiting for PostgreSQL's WAL flush: a
+//!   database crash may forget the last moments of leases, which costs at most a batch played
+//!   twice (and counted once, below).
 //! - **A submit is one transaction keyed by (run, batch).** [`Store::submit_batch`] locks the
-//!   batch row, counts its pairs with the statements of [`Store::commit_pair`] (whose key
-//!   still holds), marks the batch done, advances the prefix and closes the run on a verdict.
+//!   batch row, takes the run's totals row (the lock a local commit takes first too), counts
+//!   its pairs with the key of [`Store::commit_pair`] (which still holds), a statement for
+//!   all of them and one for all their games, marks the batch done, adds its tally to the
+//!   totals once, advances the prefix and closes the run on a verdict. The batch's pairs
+//!   take their places in the commit order in unit order.
 //!   A second submit of a done batch, from a retry or from a worker whose lease moved on,
 //!   counts nothing ([`Submitted::AlreadyCounted`]); a submit after the run closed counts
 //!   nothing either. A late worker's batch is as good as the new holder's: whichever submits

@@ -21,6 +21,8 @@ impl Dialect for Postgres {
     const LIST_TABLES: &'static str = "SELECT table_name::text FROM information_schema.tables \
          WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'";
     const BEGIN_WRITE: &'static str = "BEGIN";
+    // One round trip: a simple query may hold several statements.
+    const BEGIN_LEASE: &'static str = "BEGIN; SET LOCAL synchronous_commit TO OFF";
     const NOW_MS: &'static str = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)";
     const FOR_UPDATE: &'static str = " FOR UPDATE";
     const SKIP_LOCKED: &'static str = " FOR UPDATE OF b SKIP LOCKED";

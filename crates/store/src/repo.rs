@@ -46,6 +46,12 @@ pub(crate) trait Dialect: Database {
     /// wrote in between, SQLite returns "database is locked" at once instead of waiting.
     /// `BEGIN IMMEDIATE` takes the lock up front, under the busy timeout.
     const BEGIN_WRITE: &'static str;
+    /// Starts a transaction that changes only leases and workers' last contact (a claim, a
+    /// heartbeat, a release): on PostgreSQL it commits without waiting for the WAL flush
+    /// (`synchronous_commit = off` for that transaction alone). A lease is soft state: a
+    /// database crash may forget the last fraction of a second of them, which costs at most a
+    /// batch played twice and counted once (the submit, which counts, waits for the flush).
+    const BEGIN_LEASE: &'static str;
     /// The database's clock in milliseconds since the Unix epoch, as an SQL expression: leases
     /// are timed by it, so that workers whose clocks disagree still agree on when one expired.
     const NOW_MS: &'static str;
@@ -83,6 +89,12 @@ const TALLY_COLUMNS: &str =
 const ADD_TALLY: &str = "pairs = pairs + 1, wins = wins + $2, draws = draws + $3, \
     losses = losses + $4, penta_ll = penta_ll + $5, penta_ld = penta_ld + $6, \
     penta_dd = penta_dd + $7, penta_dw = penta_dw + $8, penta_ww = penta_ww + $9";
+
+/// Adds a batch's [`Totals`] to the counts of [`TALLY_COLUMNS`]: parameters `$2` to `$10`,
+/// bound in that order (`batches::with_totals`).
+const ADD_TOTALS: &str = "pairs = pairs + $2, wins = wins + $3, draws = draws + $4, \
+    losses = losses + $5, penta_ll = penta_ll + $6, penta_ld = penta_ld + $7, \
+    penta_dd = penta_dd + $8, penta_dw = penta_dw + $9, penta_ww = penta_ww + $10";
 
 /// A store on one database: a pool that writes and a pool that reads (the same pool where the
 /// database allows concurrent writers).
@@ -403,7 +415,11 @@ where
 
         // 1. Only a running run takes steps (and on PostgreSQL this locks its row, so that
         //    steps and `finish_run` of one run go one at a time).
-        if !self.touch_running(&mut tx, run, now, &operation).await? {
+        if self
+            .touch_running(&mut tx, run, now, &operation)
+            .await?
+            .is_none()
+        {
             drop(tx);
             return Err(self.why_closed(run).await);
         }
@@ -668,34 +684,22 @@ where
 
         // 2. The exactly-once key. A pair already present inserts nothing and changes nothing.
         //    A pairing the run does not have breaks the key's reference to `run_pairings`.
-        let inserted = sqlx::query(
-            "INSERT INTO pairs (run_id, pairing, pair_index, sequence, wins, draws, losses, \
-             penta, committed_at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
-             ON CONFLICT (run_id, pairing, pair_index) DO NOTHING RETURNING pair_index",
-        )
-        .bind(run.get())
-        .bind(i64::from(key.pairing))
-        .bind(pair_index)
-        .bind(sequence)
-        .bind(i64::from(pair.tally.wins))
-        .bind(i64::from(pair.tally.draws))
-        .bind(i64::from(pair.tally.losses))
-        .bind(i64::from(pair.tally.penta))
-        .bind(now)
-        .fetch_optional(&mut **tx)
-        .await;
-        match inserted {
-            Ok(Some(_)) => {}
-            Ok(None) => return Ok(Inserted::AlreadyPresent),
-            Err(e) if kind(&e) == Some(ErrorKind::ForeignKeyViolation) => {
-                return Ok(Inserted::Refused)
-            }
-            Err(e) => return Err(self.fail(operation(), e)),
+        match self
+            .insert_pair_rows(tx, run, &[(pair, sequence)], now, &operation)
+            .await?
+        {
+            None => return Ok(Inserted::Refused),
+            Some(inserted) if inserted.is_empty() => return Ok(Inserted::AlreadyPresent),
+            Some(_) => {}
         }
 
         // 3. Only a running run takes pairs. On PostgreSQL this also locks the run's row, so a
         //    concurrent `finish_run` goes strictly before or after.
-        if !self.touch_running(tx, run, now, &operation).await? {
+        if self
+            .touch_running(tx, run, now, &operation)
+            .await?
+            .is_none()
+        {
             return Ok(Inserted::Refused);
         }
 
@@ -718,34 +722,107 @@ where
         }
 
         // 5. Every game, PGN and JSON included: a counted pair always has its games.
-        let mut insert_games = sqlx::query(if games.len() == 1 {
-            INSERT_ONE_GAME
-        } else {
-            INSERT_TWO_GAMES
-        })
-        .bind(run.get())
-        .bind(i64::from(key.pairing))
-        .bind(pair_index);
-        for (game, values) in pair.games.iter().zip(games) {
-            insert_games = insert_games
-                .bind(values.game_number)
-                .bind(game.white.as_str())
-                .bind(game.black.as_str())
-                .bind(game.result.as_pgn())
-                .bind(game.termination.as_str())
-                .bind(i64::from(game.plies))
-                .bind(values.opening_index)
-                .bind(game.opening_fen.as_str())
-                .bind(game.pgn.as_str())
-                .bind(game.json.as_str())
-                .bind(values.started_at_ms)
-                .bind(values.duration_ms);
-        }
-        insert_games
-            .execute(&mut **tx)
-            .await
-            .map_err(|e| self.fail(operation(), e))?;
+        self.insert_games(tx, run, &[(pair, games)], &operation)
+            .await?;
         Ok(Inserted::Counted)
+    }
+
+    /// Inserts each of `rows` (a pair and its place in the commit order) unless its key is
+    /// taken, in statements of up to [`PAIRS_PER_STATEMENT`] rows; returns the keys inserted.
+    /// `None` when a pair's pairing is not the run's (or there is no such run): the key's
+    /// reference to `run_pairings` breaks.
+    pub(crate) async fn insert_pair_rows(
+        &self,
+        tx: &mut sqlx::Transaction<'static, DB>,
+        run: RunId,
+        rows: &[(&PairRecord, i64)],
+        now: i64,
+        operation: &impl Fn() -> String,
+    ) -> Result<Option<Vec<PairKey>>> {
+        let mut inserted = Vec::with_capacity(rows.len());
+        for chunk in rows.chunks(PAIRS_PER_STATEMENT) {
+            let mut query = sqlx::query(sqlx::AssertSqlSafe(format!(
+                "INSERT INTO pairs (run_id, committed_at_ms, pairing, pair_index, sequence, \
+                 wins, draws, losses, penta) VALUES {} \
+                 ON CONFLICT (run_id, pairing, pair_index) DO NOTHING RETURNING pairing, pair_index",
+                values_rows(chunk.len(), "$1, $2", 3, 7)
+            )))
+            .bind(run.get())
+            .bind(now);
+            for (pair, sequence) in chunk {
+                query = query
+                    .bind(i64::from(pair.key.pairing))
+                    .bind(i64::try_from(pair.key.index).unwrap_or(i64::MAX))
+                    .bind(*sequence)
+                    .bind(i64::from(pair.tally.wins))
+                    .bind(i64::from(pair.tally.draws))
+                    .bind(i64::from(pair.tally.losses))
+                    .bind(i64::from(pair.tally.penta));
+            }
+            let returned = match query.fetch_all(&mut **tx).await {
+                Ok(returned) => returned,
+                Err(e) if kind(&e) == Some(ErrorKind::ForeignKeyViolation) => return Ok(None),
+                Err(e) => return Err(self.fail(operation(), e)),
+            };
+            for row in &returned {
+                inserted.push(
+                    self.decode_key(row, 0)
+                        .map_err(|e| self.decoded(e, operation))?,
+                );
+            }
+        }
+        Ok(Some(inserted))
+    }
+
+    /// Inserts the games of `pairs` (each with its [`Repo::checked_games`] values), PGN and
+    /// JSON included, in statements of up to [`GAMES_PER_STATEMENT`] games.
+    pub(crate) async fn insert_games(
+        &self,
+        tx: &mut sqlx::Transaction<'static, DB>,
+        run: RunId,
+        pairs: &[(&PairRecord, &[GameValues])],
+        operation: &impl Fn() -> String,
+    ) -> Result<()> {
+        let games: Vec<_> = pairs
+            .iter()
+            .flat_map(|(pair, values)| {
+                (0_i64..)
+                    .zip(pair.games.iter().zip(values.iter()))
+                    .map(move |(game_index, (game, values))| (pair.key, game_index, game, values))
+            })
+            .collect();
+        for chunk in games.chunks(GAMES_PER_STATEMENT) {
+            let mut query = sqlx::query(sqlx::AssertSqlSafe(format!(
+                "INSERT INTO games (run_id, pairing, pair_index, game_index, game_number, white, \
+                 black, result, termination, plies, opening_index, opening_fen, pgn, json, \
+                 started_at_ms, duration_ms) VALUES {}",
+                values_rows(chunk.len(), "$1", 2, 15)
+            )))
+            .bind(run.get());
+            for (key, game_index, game, values) in chunk {
+                query = query
+                    .bind(i64::from(key.pairing))
+                    .bind(i64::try_from(key.index).unwrap_or(i64::MAX))
+                    .bind(*game_index)
+                    .bind(values.game_number)
+                    .bind(game.white.as_str())
+                    .bind(game.black.as_str())
+                    .bind(game.result.as_pgn())
+                    .bind(game.termination.as_str())
+                    .bind(i64::from(game.plies))
+                    .bind(values.opening_index)
+                    .bind(game.opening_fen.as_str())
+                    .bind(game.pgn.as_str())
+                    .bind(game.json.as_str())
+                    .bind(values.started_at_ms)
+                    .bind(values.duration_ms);
+            }
+            query
+                .execute(&mut **tx)
+                .await
+                .map_err(|e| self.fail(operation(), e))?;
+        }
+        Ok(())
     }
 
     /// Why the store refused `pair`, read after its transaction was abandoned: the run is
@@ -904,25 +981,40 @@ where
             .map_err(|e| self.fail(operation(), e))
     }
 
-    /// Whether `run` is running, marking it updated at `now` inside `tx`. Pairs and steps are
-    /// committed only to a running run, and on PostgreSQL this locks the run's row, so a
-    /// concurrent `finish_run` goes strictly before or after.
+    /// [`Repo::begin_write`] for leases only ([`Dialect::BEGIN_LEASE`]).
+    async fn begin_lease(
+        &self,
+        operation: &impl Fn() -> String,
+    ) -> Result<sqlx::Transaction<'static, DB>> {
+        self.writer
+            .begin_with(DB::BEGIN_LEASE)
+            .await
+            .map_err(|e| self.fail(operation(), e))
+    }
+
+    /// Whether `run` is running, marking it updated at `now` inside `tx`: its planned units
+    /// if so. Pairs, batches and steps are committed only to a running run, and on PostgreSQL
+    /// the update locks the run's row until the commit, so a concurrent `finish_run` goes
+    /// strictly before or after (it does not block the key checks of other commits' pair
+    /// inserts, which lock the row only for key share).
     async fn touch_running(
         &self,
         tx: &mut sqlx::Transaction<'static, DB>,
         run: RunId,
         now: i64,
         operation: &impl Fn() -> String,
-    ) -> Result<bool> {
-        let open = sqlx::query(
-            "UPDATE runs SET updated_at_ms = $2 WHERE id = $1 AND state = 'running' RETURNING id",
+    ) -> Result<Option<u64>> {
+        let planned: Option<i64> = sqlx::query(
+            "UPDATE runs SET updated_at_ms = $2 WHERE id = $1 AND state = 'running' \
+             RETURNING pairs_planned",
         )
         .bind(run.get())
         .bind(now)
         .fetch_optional(&mut **tx)
         .await
+        .and_then(|row| row.map(|row| row.try_get(0)).transpose())
         .map_err(|e| self.fail(operation(), e))?;
-        Ok(open.is_some())
+        planned.map(|p| self.non_negative(p, "runs")).transpose()
     }
 
     /// Why `run` refused a state change: it does not exist, or it is finished.
@@ -1284,19 +1376,25 @@ impl GameValues {
     }
 }
 
-/// The games of a unit: `$1` to `$3` its key, then twelve values per game (game index 0, then
-/// 1).
-const INSERT_TWO_GAMES: &str = "INSERT INTO games (run_id, pairing, pair_index, game_index, \
-     game_number, white, black, result, termination, plies, opening_index, opening_fen, pgn, \
-     json, started_at_ms, duration_ms) VALUES \
-     ($1, $2, $3, 0, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15), \
-     ($1, $2, $3, 1, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)";
+/// Pair rows one `INSERT` holds at most (seven parameters each).
+const PAIRS_PER_STATEMENT: usize = 512;
 
-/// [`INSERT_TWO_GAMES`] for a unit of one game.
-const INSERT_ONE_GAME: &str = "INSERT INTO games (run_id, pairing, pair_index, game_index, \
-     game_number, white, black, result, termination, plies, opening_index, opening_fen, pgn, \
-     json, started_at_ms, duration_ms) VALUES \
-     ($1, $2, $3, 0, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)";
+/// Game rows one `INSERT` holds at most (fifteen parameters each): far below both databases'
+/// limits on a statement's parameters.
+const GAMES_PER_STATEMENT: usize = 256;
+
+/// The `VALUES` list of a multi-row insert: `rows` rows, each `(shared, $first, ...)` with
+/// `width` parameters of its own, numbered on from `first`.
+fn values_rows(rows: usize, shared: &str, first: usize, width: usize) -> String {
+    (0..rows)
+        .map(|row| {
+            let start = first + row * width;
+            let own: Vec<String> = (start..start + width).map(|p| format!("${p}")).collect();
+            format!("({shared}, {})", own.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 /// Binds a pair's tally as [`ADD_TALLY`]'s `$2` to `$9` (after `$1`, the run).
 fn with_tally<DB: Database>(

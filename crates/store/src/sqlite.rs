@@ -18,6 +18,8 @@ impl Dialect for Sqlite {
     const LIST_TABLES: &'static str =
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'";
     const BEGIN_WRITE: &'static str = "BEGIN IMMEDIATE";
+    // `synchronous` is the connection's: a lease commits as durably as a pair here.
+    const BEGIN_LEASE: &'static str = "BEGIN IMMEDIATE";
     const NOW_MS: &'static str = "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)";
     const FOR_UPDATE: &'static str = "";
     const SKIP_LOCKED: &'static str = "";

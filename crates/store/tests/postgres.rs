@@ -316,6 +316,22 @@ async fn concurrent_claims_get_distinct_batches() {
     .await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_submits_keep_the_commit_order_and_the_prefix() {
+    common::fleet::concurrent_submits_keep_the_commit_order_and_the_prefix(Arc::new(
+        store("concurrent_submits_keep_the_commit_order_and_the_prefix").await,
+    ))
+    .await;
+}
+
+#[tokio::test]
+async fn a_pair_counted_before_its_batch_counts_once() {
+    common::fleet::a_pair_counted_before_its_batch_counts_once(
+        &store("a_pair_counted_before_its_batch_counts_once").await,
+    )
+    .await;
+}
+
 #[tokio::test]
 async fn a_long_prefix_is_walked_page_by_page() {
     common::fleet::a_long_prefix_is_walked_page_by_page(

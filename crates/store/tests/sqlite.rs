@@ -724,6 +724,18 @@ async fn concurrent_claims_get_distinct_batches() {
     fleet::concurrent_claims_get_distinct_batches(Arc::new(store)).await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_submits_keep_the_commit_order_and_the_prefix() {
+    let (_dir, store) = fresh().await;
+    fleet::concurrent_submits_keep_the_commit_order_and_the_prefix(Arc::new(store)).await;
+}
+
+#[tokio::test]
+async fn a_pair_counted_before_its_batch_counts_once() {
+    let (_dir, store) = fresh().await;
+    fleet::a_pair_counted_before_its_batch_counts_once(&store).await;
+}
+
 #[tokio::test]
 async fn a_long_prefix_is_walked_page_by_page() {
     let (_dir, store) = fresh().await;

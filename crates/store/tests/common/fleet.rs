@@ -495,3 +495,138 @@ pub async fn names_with_sql_metacharacters_are_plain_names(store: &Store) {
     ));
     assert_eq!(store.totals(run).await.unwrap(), expected_totals(0..1));
 }
+
+/// Every batch of a run submitted at once, from as many workers: submits to one run queue on the
+/// run's rows and write their pairs in as few statements as they can, so this is where a wrong
+/// place in the commit order, a lock taken out of order or a batch left behind the prefix would
+/// show. A run that
+/// decides after its 100th pair must decide there, on the first 100 pairs, as a sequential run
+/// does; a run that never decides must end complete with its prefix at its last unit. Either
+/// way the commit order numbers the counted pairs 1 to n, each batch's in unit order, and the
+/// totals are their sum.
+pub async fn concurrent_submits_keep_the_commit_order_and_the_prefix(store: std::sync::Arc<Store>) {
+    for decide_at in [Some(100), None] {
+        let (_, run) = queued(&store, "fleet-concurrent-submits", 120, queue(3)).await;
+        let mut leases = Vec::new();
+        for i in 0..40 {
+            let w = worker(&store, &format!("s{i}")).await;
+            leases.push(claim(&store, w, run, LONG).await.unwrap());
+        }
+        // Latest batches first, so that most submits find the prefix's hole before them.
+        leases.reverse();
+        let start = std::sync::Arc::new(tokio::sync::Barrier::new(leases.len()));
+        let tasks: Vec<_> = leases
+            .into_iter()
+            .map(|lease| {
+                let store = store.clone();
+                let start = start.clone();
+                tokio::spawn(async move {
+                    let pairs = played(&lease);
+                    let mut decide = |t: &Totals| {
+                        decide_at
+                            .is_some_and(|at| t.pairs >= at)
+                            .then_some(RunOutcome::H1)
+                    };
+                    start.wait().await;
+                    let submitted = store
+                        .submit_batch(&lease, &pairs, "{}", &mut decide)
+                        .await
+                        .unwrap();
+                    (lease, submitted)
+                })
+            })
+            .collect();
+        let mut counted = BTreeSet::new();
+        let mut verdicts = Vec::new();
+        for task in tasks {
+            let (lease, submitted) = task.await.unwrap();
+            match submitted {
+                Submitted::Counted { prefix, verdict } => {
+                    counted.extend(lease.unit_range());
+                    if let Some(verdict) = verdict {
+                        verdicts.push((verdict, prefix));
+                    }
+                }
+                Submitted::RunClosed(RunOutcome::H1) if decide_at.is_some() => {}
+                other => panic!("batch {}: {other:?}", lease.sequence),
+            }
+        }
+        let (verdict, units) = match decide_at {
+            Some(at) => (RunOutcome::H1, at),
+            None => (RunOutcome::Complete, 120),
+        };
+        assert_eq!(
+            verdicts,
+            [(
+                verdict,
+                Prefix {
+                    units,
+                    totals: expected_totals(0..units)
+                }
+            )],
+            "one submit closes the run, where a sequential run would"
+        );
+        assert!(counted.is_superset(&(0..units).collect()), "{counted:?}");
+        assert_eq!(
+            store.run(run).await.unwrap().state,
+            RunState::Finished { verdict }
+        );
+        let totals = store.totals(run).await.unwrap();
+        assert_eq!(totals, expected_totals(counted.iter().copied()));
+        let order = super::commit_order(&store, run).await;
+        assert_eq!(
+            order.iter().map(|p| p.sequence).collect::<Vec<_>>(),
+            (1..=totals.pairs).collect::<Vec<_>>(),
+            "the commit order numbers every counted pair once, with no gap"
+        );
+        for batch in order.chunks(3) {
+            let first = batch[0].key.index;
+            assert_eq!(
+                batch.iter().map(|p| p.key.index).collect::<Vec<_>>(),
+                [first, first + 1, first + 2],
+                "a batch's pairs are consecutive in the commit order, in unit order"
+            );
+        }
+        let queued = store.queued_runs().await.unwrap();
+        let this = queued.iter().find(|q| q.run.id == run).unwrap();
+        assert_eq!(this.prefix.units, units);
+    }
+}
+
+/// A pair of a batch that a local player of the run counted first stays as it was: the batch
+/// counts only its other pairs, once, in the totals and the pairing's, and the commit order
+/// numbers them on with no gap.
+pub async fn a_pair_counted_before_its_batch_counts_once(store: &Store) {
+    let (_, run) = queued(store, "fleet-overlap", 6, queue(3)).await;
+    assert_eq!(
+        store.commit_pair(&pair(run, 1)).await.unwrap(),
+        arbiter_store::Committed::Inserted
+    );
+    let w = worker(store, "w").await;
+    let lease = claim(store, w, run, LONG).await.unwrap();
+    assert_eq!(lease.unit_range(), 0..3);
+    match submit(store, &lease).await {
+        Submitted::Counted { prefix, verdict } => {
+            assert_eq!((prefix.units, verdict), (3, None));
+            assert_eq!(prefix.totals, expected_totals(0..3));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(store.totals(run).await.unwrap(), expected_totals(0..3));
+    assert_eq!(
+        store.pairing_totals(run).await.unwrap(),
+        [expected_totals(0..3)]
+    );
+    let order = super::commit_order(store, run).await;
+    assert_eq!(
+        order
+            .iter()
+            .map(|p| (p.sequence, p.key.index))
+            .collect::<Vec<_>>(),
+        [(1, 1), (2, 0), (3, 2)]
+    );
+    assert_eq!(
+        all_games(store, run).await,
+        expected_games(&(0..3).collect())
+    );
+}
