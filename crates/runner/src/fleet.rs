@@ -807,14 +807,21 @@ async fn play_batch(
         let lease_ms = i64::try_from(options.lease.as_millis()).unwrap_or(i64::MAX);
         let stop_play = stop_play.clone();
         let why_tx = why_tx.clone();
+        let events = events.clone();
         tokio::spawn(async move {
             loop {
                 tokio::time::sleep(every).await;
                 let why = match store.heartbeat(&lease, lease_ms).await {
                     Ok(Heartbeat::Held { .. }) => continue,
-                    // A database that cannot be reached: play on, and let the submit (or the
-                    // lease's expiry) settle it.
-                    Err(_) => continue,
+                    // A database that cannot be reached: play on, and let the next heartbeat,
+                    // the submit (or the lease's expiry) settle it. Said, so that a worker cut
+                    // off for longer than its lease is seen to have been.
+                    Err(e) => {
+                        let _ = events.send(WorkerEvent::Unreachable(format!(
+                            "heartbeat: {e}; playing on"
+                        )));
+                        continue;
+                    }
                     Ok(Heartbeat::Lost) => "its lease went to another worker".to_owned(),
                     Ok(Heartbeat::RunClosed(verdict)) => format!("the run is over ({verdict})"),
                 };
