@@ -14,12 +14,11 @@
 #![cfg(unix)]
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Instant;
 
-use crate::common::staunton;
+use crate::common::{staunton, write_script};
 
 const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
 
@@ -52,8 +51,7 @@ fn install(checkout: &Path, name: &str, crippled: bool) {
             staunton().display(),
             params.display()
         );
-        fs::write(&engine, script).unwrap();
-        fs::set_permissions(&engine, fs::Permissions::from_mode(0o755)).unwrap();
+        write_script(&engine, script);
     } else {
         fs::copy(staunton(), &engine).unwrap();
     }

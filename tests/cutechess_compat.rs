@@ -1,11 +1,10 @@
 //! What scripts written for cutechess-cli and fastchess expect of a command line (issue 10),
 //! through the real binary: the flags mean what they mean there.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Output;
 
-use crate::common::{self, text, BOOK};
+use crate::common::{self, text, write_script, BOOK};
 use arbiter_records::entries::{self, GameEntry, RunOutcome, RunSummary};
 use arbiter_store::{Location, Store};
 use futures_util::StreamExt;
@@ -92,14 +91,12 @@ fn a_crash_ends_the_match_unless_recover_is_given() {
     let dir = tempfile::tempdir().unwrap();
     // A UCI engine of a few lines that crashes when asked to think.
     let engine = dir.path().join("crasher.sh");
-    std::fs::write(
+    write_script(
         &engine,
         "#!/bin/sh\nwhile read line; do\n  case \"$line\" in\n    uci) echo 'id name crasher'; \
          echo uciok;;\n    isready) echo readyok;;\n    go*) exit 3;;\n    quit) exit 0;;\n  \
          esac\ndone\n",
-    )
-    .unwrap();
-    std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     let line = format!(
         "-engine cmd={} name=crasher -engine builtin=staunton name=staunton \
          -each tc=inf nodes=200 hash=0 -rounds 3 -store runs.db",
@@ -284,13 +281,11 @@ fn ping_ms_treats_a_slow_readyok_as_a_stall() {
     let dir = tempfile::tempdir().unwrap();
     // Stockfish behind a pipe that holds every isready back for 300 ms.
     let engine = dir.path().join("slow-ready.sh");
-    std::fs::write(
+    write_script(
         &engine,
         "#!/bin/sh\n(while read -r line; do\n  [ \"$line\" = isready ] && sleep 0.3\n  \
          echo \"$line\"\n  [ \"$line\" = quit ] && break\ndone) | /usr/games/stockfish\n",
-    )
-    .unwrap();
-    std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     let line = |extra: &str| {
         format!(
             "-engine cmd={} name=slow -engine builtin=staunton name=staunton \
@@ -729,8 +724,7 @@ fn changing_rounds_of_an_unfinished_flag_run_is_refused() {
 fn an_error_exit_leaves_the_exports_as_the_store_holds_them() {
     let dir = tempfile::tempdir().unwrap();
     let engine = dir.path().join("mute.sh");
-    std::fs::write(&engine, "#!/bin/sh\nexit 1\n").unwrap();
-    std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
+    write_script(&engine, "#!/bin/sh\nexit 1\n");
     let line = format!(
         "-tournament round-robin -engine builtin=staunton name=a -engine builtin=staunton name=b \
          param.knight_mg=250 -engine cmd={} name=mute -each tc=inf nodes=200 hash=0 \

@@ -4,12 +4,12 @@
 //! fleet must reach the same verdict on the same totals, with every batch counted once.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use arbiter_store::{Location, QueuedRun, RunState, Store, Totals};
 
-use crate::common::{arbiter, staunton, text, BOOK};
+use crate::common::{arbiter, staunton, text, write_script, BOOK};
 
 /// A fixed-node SPRT between staunton and staunton with a weaker knight: deterministic games,
 /// so one machine and a fleet play the same ones.
@@ -286,6 +286,31 @@ fn killed_workers_reach_the_verdict(rounds: u64, fleet_db: &dyn Fn(&Path) -> Str
     assert_eq!(games, finished.totals.games(), "every game stored once");
 }
 
+/// `arbiter submit` of a two-round run of the engine `./engine` of `dir` against itself at 200
+/// nodes a move, into the store `db`.
+fn submit_engine_against_itself(db: &str, dir: &Path) -> Output {
+    arbiter(
+        &[
+            "submit",
+            "--db",
+            db,
+            "--",
+            "-engine",
+            "cmd=./engine",
+            "name=a",
+            "-engine",
+            "cmd=./engine",
+            "name=b",
+            "-each",
+            "tc=inf",
+            "nodes=200",
+            "-rounds",
+            "2",
+        ],
+        dir,
+    )
+}
+
 /// A worker whose engine binary differs from the one the run was submitted with is refused
 /// that run, says why, and counts nothing.
 #[test]
@@ -300,34 +325,9 @@ fn a_worker_with_another_engine_binary_is_refused() {
     // One byte more: still the same program to run, another binary to sign.
     let mut bytes = std::fs::read(other.join("engine")).unwrap();
     bytes.push(0);
-    std::fs::write(other.join("engine"), bytes).unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(other.join("engine"), std::fs::Permissions::from_mode(0o755))
-            .unwrap();
-    }
+    write_script(&other.join("engine"), bytes);
     let db = dir.path().join("fleet.db").display().to_string();
-    let submitted = arbiter(
-        &[
-            "submit",
-            "--db",
-            &db,
-            "--",
-            "-engine",
-            "cmd=./engine",
-            "name=a",
-            "-engine",
-            "cmd=./engine",
-            "name=b",
-            "-each",
-            "tc=inf",
-            "nodes=200",
-            "-rounds",
-            "2",
-        ],
-        &submitter,
-    );
+    let submitted = submit_engine_against_itself(&db, &submitter);
     assert!(submitted.status.success(), "{}", text(&submitted.stderr));
     let played = arbiter(
         &[
@@ -560,37 +560,12 @@ fn a_run_row_edited_by_hand_is_refused_and_counts_nothing() {
 fn a_worker_whose_engine_cannot_start_leaves_the_run() {
     let dir = tempfile::tempdir().unwrap();
     let engine = dir.path().join("engine");
-    std::fs::write(
+    write_script(
         &engine,
         "#!/bin/sh\necho 'no weights file here' >&2\nexit 1\n",
-    )
-    .unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    let db = dir.path().join("fleet.db").display().to_string();
-    let submitted = arbiter(
-        &[
-            "submit",
-            "--db",
-            &db,
-            "--",
-            "-engine",
-            "cmd=./engine",
-            "name=a",
-            "-engine",
-            "cmd=./engine",
-            "name=b",
-            "-each",
-            "tc=inf",
-            "nodes=200",
-            "-rounds",
-            "2",
-        ],
-        dir.path(),
     );
+    let db = dir.path().join("fleet.db").display().to_string();
+    let submitted = submit_engine_against_itself(&db, dir.path());
     assert!(submitted.status.success(), "{}", text(&submitted.stderr));
     let played = arbiter(
         &[

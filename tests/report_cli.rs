@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use crate::common::raw_sql;
+use crate::common::{raw_sql, write_script};
 use arbiter_store::{Location, RunId, Store};
 
 fn arbiter(args: &[&str], dir: &Path, env: &[(&str, &Path)]) -> Output {
@@ -658,11 +658,9 @@ const LAGGARD: &str = "#!/bin/sh\nn=0\nwhile read -r line; do\n  case \"$line\" 
 #[cfg(unix)]
 #[test]
 fn a_time_loss_shows_its_move_and_whose_time_ran_out() {
-    use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     let engine = dir.path().join("laggard.sh");
-    std::fs::write(&engine, LAGGARD).unwrap();
-    std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
+    write_script(&engine, LAGGARD);
     let config = format!(
         "rounds = 2\nconcurrency = 1\nstore = \"runs.db\"\n\
          [each]\ntc = \"0.3+0\"\nhash = 1\n\

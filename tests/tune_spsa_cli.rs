@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{arbiter, staunton, text, BOOK};
+use crate::common::{arbiter, staunton, text, write_script, BOOK};
 use arbiter_store::{Location, Store, TuningStep};
 
 /// Parameter lines for staunton: knight and bishop from deliberately wrong values, with a
@@ -221,21 +221,17 @@ fn a_uci_engine_is_tuned_through_setoption() {
 #[cfg(unix)]
 #[test]
 fn a_uci_run_starts_each_engine_once() {
-    use std::os::unix::fs::PermissionsExt;
-
     let dir = tempfile::tempdir().unwrap();
     let starts = dir.path().join("starts.txt");
     let wrapper = dir.path().join("staunton.sh");
-    std::fs::write(
+    write_script(
         &wrapper,
         format!(
             "#!/bin/sh\necho started >> '{}'\nexec '{}' \"$@\"\n",
             starts.display(),
             staunton().display()
         ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     let engine = format!(
         "[[engine]]\nname = \"sta\"\ncmd = \"{}\"\noptions = {{ Hash = \"1\" }}\n",
         wrapper.display()

@@ -36,6 +36,17 @@ pub fn staunton() -> PathBuf {
     path
 }
 
+/// Writes `content` to `path` as an executable file: the stand-in engines and wrappers the tests
+/// run as `cmd=`.
+pub fn write_script(path: &Path, content: impl AsRef<[u8]>) {
+    std::fs::write(path, content).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+}
+
 /// Output bytes as text, whatever they hold.
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
