@@ -386,8 +386,7 @@ pub async fn match_queued(
                     found.spec.name
                 );
             }
-            let stored = RunConfig::parse(&found.spec.config, &format!("run {}", found.id))?;
-            let differences = config.differences_from(&stored);
+            let differences = lifecycle::edits(found, &config, db)?;
             if !differences.is_empty() {
                 bail!(
                     "run {} ({}) in {db} was queued with another configuration (stored -> \
@@ -444,13 +443,7 @@ pub async fn match_queued(
     let signal = Arc::new(std::sync::atomic::AtomicU8::new(0));
     let on_signal = signal.clone();
     crate::on_stop_signals(move |which| {
-        on_signal.store(
-            match which {
-                crate::StopSignal::Interrupt => 130,
-                crate::StopSignal::Terminate => 143,
-            },
-            std::sync::atomic::Ordering::SeqCst,
-        );
+        on_signal.store(which.exit_status(), std::sync::atomic::Ordering::SeqCst);
         let _ = stop_tx.send(true);
     });
     let (events_tx, mut events_rx) = mpsc::unbounded_channel();

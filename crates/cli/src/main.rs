@@ -123,6 +123,16 @@ enum StopSignal {
     Terminate,
 }
 
+impl StopSignal {
+    /// The exit status of a command it stopped, as shells report a death by the signal.
+    fn exit_status(self) -> u8 {
+        match self {
+            StopSignal::Interrupt => 130,
+            StopSignal::Terminate => 143,
+        }
+    }
+}
+
 /// Calls `stop` on Ctrl-C and on SIGTERM: a run stops the same way for both (games in flight
 /// abandoned uncounted, the exports rebuilt, the run left resumable). Needs a Tokio runtime.
 fn on_stop_signals(stop: impl Fn(StopSignal) + Send + Sync + 'static) {

@@ -216,8 +216,7 @@ async fn open_match_body(
         }
     }
     if let Some(found) = runs.unfinished() {
-        let stored = stored_config(found, location)?;
-        let differences = config.differences_from(&stored);
+        let differences = edits(found, &config, location)?;
         if !differences.is_empty() {
             return Err(LifecycleError::Edited {
                 name: found.spec.name.clone(),
@@ -303,6 +302,13 @@ async fn locked(
 }
 
 /// The configuration `run` was stored with.
+/// What `config` changes of the configuration `run` was stored with, one `stored -> now` line
+/// per setting: a run is continued only by the configuration it was started with, whether one
+/// process plays it or a fleet.
+pub fn edits(run: &Run, config: &RunConfig, location: &str) -> Result<Vec<String>, ConfigError> {
+    Ok(config.differences_from(&stored_config(run, location)?))
+}
+
 fn stored_config(run: &Run, location: &str) -> Result<RunConfig, ConfigError> {
     RunConfig::parse(&run.spec.config, &format!("run {} in {location}", run.id))
 }
