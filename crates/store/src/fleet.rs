@@ -131,6 +131,19 @@ pub enum Submitted {
     RunClosed(RunOutcome),
 }
 
+/// What [`Store::advance`](crate::Store::advance) did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Advanced {
+    /// The prefix as this advance left it (or, if it was busy, as it stood).
+    pub prefix: Prefix,
+    /// The verdict, if this advance closed the run.
+    pub verdict: Option<RunOutcome>,
+    /// The submitted pairs it added to the totals.
+    pub totalled: u64,
+    /// Another transaction was advancing the run, and adds what this one would have.
+    pub busy: bool,
+}
+
 /// How far a queued run's batches are.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BatchCounts {

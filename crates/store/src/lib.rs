@@ -253,8 +253,8 @@ use futures_util::stream::BoxStream;
 pub use error::{Result, StoreError};
 pub use facts::{Clock, RunFacts, RunKind, SampleModel, SprtFacts, Upgrade};
 pub use fleet::{
-    BatchCounts, Heartbeat, Lease, Prefix, Queue, QueuedRun, RunFile, Submitted, Worker, WorkerId,
-    WorkerInfo,
+    Advanced, BatchCounts, Heartbeat, Lease, Prefix, Queue, QueuedRun, RunFile, Submitted, Worker,
+    WorkerId, WorkerInfo,
 };
 pub use location::Location;
 pub use model::{
@@ -546,12 +546,13 @@ impl Store {
         with_repo!(self, repo => Box::pin(repo.release_batch(lease)))
     }
 
-    /// Counts a played batch exactly once, in one transaction: its pairs and games, the batch
-    /// marked done (with the engines' `signatures` it was played with), the run's prefix
-    /// advanced, `decide` asked for a verdict after each unit the prefix gains (the SPRT on the
-    /// prefix's totals), and the run closed on a verdict or when its last unit is counted.
-    /// Refuses, having written nothing, a batch whose pairs are not exactly its units
-    /// ([`StoreError::InvalidBatch`]).
+    /// Counts a played batch exactly once and advances its run: its pairs and games and the
+    /// batch marked done (with the engines' `signatures` it was played with) in one
+    /// transaction ([`Store::count_batch`]), then [`Store::advance`] with `decide`. Refuses,
+    /// having written nothing, a batch whose pairs are not exactly its units
+    /// ([`StoreError::InvalidBatch`]). The prefix and verdict reported are this submit's
+    /// advance's; when another advance of the run was under way, that one adds this batch, and
+    /// the prefix reported is the one stored.
     pub fn submit_batch<'a>(
         &'a self,
         lease: &'a Lease,
@@ -560,6 +561,38 @@ impl Store {
         decide: &'a mut (dyn FnMut(&Totals) -> Option<RunOutcome> + Send),
     ) -> StoreFuture<'a, Submitted> {
         with_repo!(self, repo => Box::pin(repo.submit_batch(lease, pairs, signatures, decide)))
+    }
+
+    /// The first half of [`Store::submit_batch`] alone: the batch counted, its pairs not yet
+    /// in the run's totals, the prefix reported as it stands. [`Store::advance`] totals them.
+    pub fn count_batch<'a>(
+        &'a self,
+        lease: &'a Lease,
+        pairs: &'a [PairRecord],
+        signatures: &'a str,
+    ) -> StoreFuture<'a, Submitted> {
+        with_repo!(self, repo => Box::pin(repo.count_batch(lease, pairs, signatures)))
+    }
+
+    /// Adds every batch of `run` counted since the last advance to the run's totals and its
+    /// pairings' (giving their pairs their places in the commit order), moves the prefix over
+    /// the units now counted in order, asking `decide` after each (the SPRT on the prefix's
+    /// totals), and closes the run on a verdict or at its last unit. If another process is
+    /// advancing the run, returns at once ([`Advanced::busy`]): that one adds these batches.
+    pub fn advance<'a>(
+        &'a self,
+        run: RunId,
+        decide: &'a mut (dyn FnMut(&Totals) -> Option<RunOutcome> + Send),
+    ) -> StoreFuture<'a, Advanced> {
+        with_repo!(self, repo => Box::pin(repo.advance(run, decide)))
+    }
+
+    /// The runs with a batch counted more than `older_than` ago whose pairs no advance has
+    /// totalled: its submitter died between counting and advancing, and no later submit of
+    /// the run advanced it. A worker advances them ([`Store::advance`]) with each run's rule.
+    pub fn stale_runs(&self, older_than: std::time::Duration) -> StoreFuture<'_, Vec<RunId>> {
+        let older_than_ms = i64::try_from(older_than.as_millis()).unwrap_or(i64::MAX);
+        with_repo!(self, repo => Box::pin(repo.stale_runs(older_than_ms)))
     }
 
     /// The queued runs, highest priority first, with their batches' progress, prefix and
