@@ -119,7 +119,9 @@ pub struct Prefix {
 /// What [`Store::submit_batch`](crate::Store::submit_batch) did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Submitted {
-    /// Counted, in one transaction; `verdict` if this batch closed the run.
+    /// Counted, in one transaction; `prefix` as the submit's advance left it (or found it, if
+    /// another advance of the run was under way, which adds this batch), `verdict` if that
+    /// advance closed the run.
     Counted {
         prefix: Prefix,
         verdict: Option<RunOutcome>,
@@ -167,6 +169,7 @@ pub struct QueuedRun {
     pub batches: BatchCounts,
     /// What the verdict is judged on.
     pub prefix: Prefix,
-    /// Every counted pair, the prefix's and those beyond a gap.
+    /// Every counted pair its advances have totalled, the prefix's and those beyond a gap (a
+    /// batch submitted a moment ago may be missing: its advance is under way).
     pub totals: Totals,
 }

@@ -26,8 +26,8 @@ impl Dialect for Postgres {
     const NOW_MS: &'static str = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)";
     const FOR_UPDATE: &'static str = " FOR UPDATE";
     const SKIP_LOCKED: &'static str = " FOR UPDATE OF b SKIP LOCKED";
-    const FOR_UPDATE_SKIP_LOCKED: &'static str = " FOR UPDATE SKIP LOCKED";
-    const FOR_SHARE: &'static str = " FOR SHARE";
+    const ADVANCE_LOCK: &'static str = " FOR UPDATE OF t, p SKIP LOCKED";
+    const SUBMIT_LOCK: &'static str = " FOR UPDATE OF b FOR SHARE OF r";
 }
 
 /// Connections per process; a worker or the coordinator commits from a few tasks at a time.

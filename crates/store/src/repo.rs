@@ -61,13 +61,14 @@ pub(crate) trait Dialect: Database {
     /// [`Dialect::FOR_UPDATE`] of table alias `b`, skipping rows another transaction holds:
     /// a queue's claim (PostgreSQL's `FOR UPDATE OF b SKIP LOCKED`).
     const SKIP_LOCKED: &'static str;
-    /// [`Dialect::FOR_UPDATE`], skipping a row another transaction holds: a run's advance,
-    /// which leaves the run to whoever advances it already (PostgreSQL's `FOR UPDATE SKIP
-    /// LOCKED`; nothing on SQLite, where nobody else can hold it).
-    const FOR_UPDATE_SKIP_LOCKED: &'static str;
-    /// Share-locks the rows a `SELECT` returns: others may share them, but not update them
-    /// until the transaction ends (PostgreSQL's `FOR SHARE`; nothing on SQLite).
-    const FOR_SHARE: &'static str;
+    /// An advance's lock of a run's totals and prefix rows (aliases `t` and `p`), skipping
+    /// them if another transaction holds them: that one advances the run (PostgreSQL's `FOR
+    /// UPDATE OF t, p SKIP LOCKED`; nothing on SQLite, where nobody else can hold them).
+    const ADVANCE_LOCK: &'static str;
+    /// A submit's locks: its batch's row (alias `b`) for update, its run's row (alias `r`)
+    /// shared, so that submits pass each other but closing the run waits for them
+    /// (PostgreSQL's `FOR UPDATE OF b FOR SHARE OF r`; nothing on SQLite).
+    const SUBMIT_LOCK: &'static str;
 }
 
 /// What a database holds, as [`Repo::check_existing`] finds it.

@@ -392,7 +392,7 @@ where
         self.touch_worker(&mut tx, lease.worker, &operation).await?;
         let heartbeat = match extended {
             Some(expires_ms) => Heartbeat::Held { expires_ms },
-            None => match self.closed(&mut tx, lease.run, "", &operation).await? {
+            None => match self.closed(&mut tx, lease.run, &operation).await? {
                 Some(verdict) => Heartbeat::RunClosed(verdict),
                 None => Heartbeat::Lost,
             },
@@ -493,10 +493,12 @@ where
             .map(|pair| self.checked_games(pair))
             .collect::<Result<Vec<_>>>()?;
         let mut tx = self.begin_write(&operation).await?;
-        let for_update = DB::FOR_UPDATE;
-        // The batch's own row: a second submit of the same batch waits here, then finds it done.
+        // The batch's own row, locked: a second submit of the same batch waits here, then finds
+        // it done. The run's row, share-locked: closing the run waits for this commit.
+        let lock = DB::SUBMIT_LOCK;
         let batch = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "SELECT state, first_unit, units FROM batches WHERE run_id = $1 AND sequence = $2{for_update}"
+            "SELECT b.state, b.first_unit, b.units, r.state, r.verdict FROM batches b \
+             JOIN runs r ON r.id = b.run_id WHERE b.run_id = $1 AND b.sequence = $2{lock}"
         )))
         .bind(run.get())
         .bind(as_i64(lease.sequence))
@@ -515,7 +517,9 @@ where
             tx.rollback().await.map_err(|e| self.fail(operation(), e))?;
             return Ok(Some(Submitted::AlreadyCounted));
         }
-        if let Some(verdict) = self.closed(&mut tx, run, DB::FOR_SHARE, &operation).await? {
+        let run_state: String = batch.try_get(3).map_err(|e| self.fail(operation(), e))?;
+        let verdict: Option<String> = batch.try_get(4).map_err(|e| self.fail(operation(), e))?;
+        if let Some(verdict) = self.verdict_of_state(&run_state, verdict)? {
             tx.rollback().await.map_err(|e| self.fail(operation(), e))?;
             return Ok(Some(Submitted::RunClosed(verdict)));
         }
@@ -663,53 +667,73 @@ where
     ) -> Result<Option<Advanced>> {
         let operation = || format!("advancing run {run}");
         let mut tx = self.begin_write(&operation).await?;
-        let skip_locked = DB::FOR_UPDATE_SKIP_LOCKED;
-        let counted_before = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "SELECT pairs FROM run_totals WHERE run_id = $1{skip_locked}"
+        // The run's totals and prefix rows, locked (or skipped), with what the walk needs of
+        // the run, in one statement.
+        let lock = DB::ADVANCE_LOCK;
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT t.pairs, r.state, r.pairs_planned, \
+             (SELECT COUNT(*) FROM run_pairings g WHERE g.run_id = t.run_id), \
+             p.units, p.pairs, p.wins, p.draws, p.losses, p.penta_ll, p.penta_ld, p.penta_dd, \
+             p.penta_dw, p.penta_ww \
+             FROM run_totals t JOIN runs r ON r.id = t.run_id \
+             JOIN run_prefix p ON p.run_id = t.run_id WHERE t.run_id = $1{lock}"
         )))
         .bind(run.get())
         .fetch_optional(&mut *tx)
         .await
-        .and_then(|row| row.map(|row| row.try_get::<i64, _>(0)).transpose())
         .map_err(|e| self.fail(operation(), e))?;
-        let Some(counted_before) = counted_before else {
+        let Some(row) = row else {
             tx.rollback().await.map_err(|e| self.fail(operation(), e))?;
-            // No row to lock: an unknown run, or (on PostgreSQL) one another transaction holds.
-            let found = sqlx::query("SELECT pairs FROM run_totals WHERE run_id = $1")
-                .bind(run.get())
-                .fetch_optional(&self.reader)
-                .await
-                .map_err(|e| self.fail(operation(), e))?;
+            // No row to lock: another transaction holds it (PostgreSQL), or the run is unknown
+            // or not queued.
+            let found = sqlx::query(
+                "SELECT t.pairs FROM run_totals t JOIN run_prefix p ON p.run_id = t.run_id \
+                 WHERE t.run_id = $1",
+            )
+            .bind(run.get())
+            .fetch_optional(&self.reader)
+            .await
+            .map_err(|e| self.fail(operation(), e))?;
             return match found {
                 Some(_) => Ok(None),
                 None => {
                     self.run(run).await?;
-                    Err(self.corrupt("run_totals", format!("run {run} has no totals row")))
+                    Err(self.corrupt(
+                        "run_prefix",
+                        format!("run {run} is not queued for workers (it has no prefix row)"),
+                    ))
                 }
             };
         };
-        let (running, planned) = {
-            let row = sqlx::query("SELECT state, pairs_planned FROM runs WHERE id = $1")
-                .bind(run.get())
-                .fetch_one(&mut *tx)
-                .await
-                .map_err(|e| self.fail(operation(), e))?;
-            let state: String = row.try_get(0).map_err(|e| self.fail(operation(), e))?;
-            let planned: i64 = row.try_get(1).map_err(|e| self.fail(operation(), e))?;
-            (state == "running", self.non_negative(planned, "runs")?)
+        let get = |i: usize| {
+            row.try_get::<i64, _>(i)
+                .map_err(|e| self.fail(operation(), e))
+        };
+        let counted_before = get(0)?;
+        let state: String = row.try_get(1).map_err(|e| self.fail(operation(), e))?;
+        let planned = self.non_negative(get(2)?, "runs")?;
+        let pairings = match self.non_negative(get(3)?, "run_pairings")? {
+            0 => return Err(self.corrupt("run_pairings", format!("run {run} has no pairing"))),
+            n => n,
+        };
+        let prefix = Prefix {
+            units: self.non_negative(get(4)?, "run_prefix")?,
+            totals: self
+                .decode_totals(&row, 5, "run_prefix")
+                .map_err(|e| self.decoded(e, operation))?,
         };
         let totalled = self
             .total_waiting(&mut tx, run, counted_before, &operation)
             .await?;
-        let plans = self.pairing_plans(&mut tx, run, &operation).await?;
         let (prefix, verdict) = self
             .advance_prefix(
                 &mut tx,
                 run,
+                prefix,
                 Schedule {
-                    pairings: plans.len() as u64,
+                    pairings,
                     planned,
-                    running,
+                    running: state == "running",
                 },
                 decide,
                 &operation,
@@ -890,7 +914,8 @@ where
         })
     }
 
-    /// Moves a running `run`'s prefix over every unit counted and totalled in order after it,
+    /// Moves a running `run`'s `prefix` (as locked) over every unit counted and totalled in
+    /// order after it,
     /// asking `decide` after each; stops at the first unit not yet totalled or at a decision.
     /// The whole run counted without a decision is [`RunOutcome::Complete`]. A closed run's
     /// prefix stays where its verdict left it.
@@ -898,26 +923,11 @@ where
         &self,
         tx: &mut sqlx::Transaction<'static, DB>,
         run: RunId,
+        mut prefix: Prefix,
         schedule: Schedule,
         decide: &mut (dyn FnMut(&Totals) -> Option<RunOutcome> + Send),
         operation: &impl Fn() -> String,
     ) -> Result<(Prefix, Option<RunOutcome>)> {
-        let for_update = DB::FOR_UPDATE;
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "SELECT units, {TALLY_COLUMNS} FROM run_prefix WHERE run_id = $1{for_update}"
-        )))
-        .bind(run.get())
-        .fetch_optional(&mut **tx)
-        .await
-        .map_err(|e| self.fail(operation(), e))?
-        .ok_or_else(|| self.corrupt("run_prefix", format!("queued run {run} has no prefix row")))?;
-        let units: i64 = row.try_get(0).map_err(|e| self.fail(operation(), e))?;
-        let mut prefix = Prefix {
-            units: self.non_negative(units, "run_prefix")?,
-            totals: self
-                .decode_totals(&row, 1, "run_prefix")
-                .map_err(|e| self.decoded(e, operation))?,
-        };
         if !schedule.running {
             return Ok((prefix, None));
         }
@@ -1129,32 +1139,32 @@ where
         Ok(files)
     }
 
-    /// The verdict of `run` if it is finished, read inside `tx` with `lock` (a
-    /// [`Dialect`] suffix): none for a heartbeat, which changes nothing of the run (every
-    /// worker's heartbeats would queue on the one row); [`Dialect::FOR_SHARE`] for a submit,
-    /// so that the run cannot close before the submit commits.
+    /// The verdict of `run` if it is finished, read inside `tx` without a lock: a heartbeat
+    /// changes nothing of the run (every worker's heartbeats would queue on the one row).
     async fn closed(
         &self,
         tx: &mut sqlx::Transaction<'static, DB>,
         run: RunId,
-        lock: &str,
         operation: &impl Fn() -> String,
     ) -> Result<Option<RunOutcome>> {
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "SELECT state, verdict FROM runs WHERE id = $1{lock}"
-        )))
-        .bind(run.get())
-        .fetch_optional(&mut **tx)
-        .await
-        .map_err(|e| self.fail(operation(), e))?
-        .ok_or_else(|| self.unknown(run))?;
+        let row = sqlx::query("SELECT state, verdict FROM runs WHERE id = $1")
+            .bind(run.get())
+            .fetch_optional(&mut **tx)
+            .await
+            .map_err(|e| self.fail(operation(), e))?
+            .ok_or_else(|| self.unknown(run))?;
         let state: String = row.try_get(0).map_err(|e| self.fail(operation(), e))?;
+        let verdict: Option<String> = row.try_get(1).map_err(|e| self.fail(operation(), e))?;
+        self.verdict_of_state(&state, verdict)
+    }
+
+    /// A run's verdict from its row's `state` and `verdict`: none while it runs.
+    fn verdict_of_state(&self, state: &str, verdict: Option<String>) -> Result<Option<RunOutcome>> {
         if state == "running" {
             return Ok(None);
         }
-        let verdict: Option<String> = row.try_get(1).map_err(|e| self.fail(operation(), e))?;
-        let verdict = verdict.unwrap_or_default();
         verdict
+            .unwrap_or_default()
             .parse::<RunOutcome>()
             .map(Some)
             .map_err(|detail| self.corrupt("runs", detail))
