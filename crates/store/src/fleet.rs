@@ -124,6 +124,13 @@ pub enum Submitted {
         prefix: Prefix,
         verdict: Option<RunOutcome>,
     },
+    /// A batch of a tuning run counted, in one transaction with the update it made: the
+    /// run's step `step` (steps are numbered in the order their updates were applied);
+    /// `verdict` if this batch was the run's last.
+    Stepped {
+        step: u64,
+        verdict: Option<RunOutcome>,
+    },
     /// The batch was counted before (a retry, or a worker whose lease had moved on): nothing
     /// changed.
     AlreadyCounted,

@@ -508,6 +508,18 @@ impl Store {
         with_repo!(self, repo => Box::pin(repo.create_run_with(spec, None, Some(queue))))
     }
 
+    /// Stores a new tuning run queued for workers: [`Store::queue_run`] with the run's
+    /// set-up, as [`Store::create_tuning_run`] stores it, in one transaction. Its batches are
+    /// played by [`Store::claim_batch`] and counted by [`Store::submit_tuning_batch`].
+    pub fn queue_tuning_run<'a>(
+        &'a self,
+        spec: &'a RunSpec,
+        setup: &'a TuningSetup,
+        queue: &'a Queue,
+    ) -> StoreFuture<'a, RunId> {
+        with_repo!(self, repo => Box::pin(repo.create_run_with(spec, Some(setup), Some(queue))))
+    }
+
     /// Registers a worker by name (a worker restarted under its name is the same worker), or
     /// updates the one of that name.
     pub fn register_worker<'a>(&'a self, info: &'a WorkerInfo) -> StoreFuture<'a, WorkerId> {
@@ -560,6 +572,26 @@ impl Store {
         decide: &'a mut (dyn FnMut(&Totals) -> Option<RunOutcome> + Send),
     ) -> StoreFuture<'a, Submitted> {
         with_repo!(self, repo => Box::pin(repo.submit_batch(lease, pairs, signatures, decide)))
+    }
+
+    /// Counts a played batch of a queued tuning run exactly once, in one transaction: `make`
+    /// is given the next step's number and the values the last committed step left (the
+    /// tuner's JSON; `None` before the first step) and returns the step, whose update is then
+    /// stored under its key with the batch marked done (with `tally`, its games from the plus
+    /// side, and the engines' `signatures`), and the run is closed when its last batch is
+    /// counted. Updates of one run follow each other, each from the values the one before
+    /// left, whichever workers submit at once. A second submit of a counted batch counts
+    /// nothing ([`Submitted::AlreadyCounted`]); `make`'s refusal is
+    /// [`StoreError::InvalidStep`], and nothing is written.
+    pub fn submit_tuning_batch<'a>(
+        &'a self,
+        lease: &'a Lease,
+        tally: &'a Totals,
+        signatures: &'a str,
+        make: &'a mut (dyn FnMut(u64, Option<&str>) -> std::result::Result<TuningStep, String>
+                     + Send),
+    ) -> StoreFuture<'a, Submitted> {
+        with_repo!(self, repo => Box::pin(repo.submit_tuning_batch(lease, tally, signatures, make)))
     }
 
     /// The queued runs, highest priority first, with their batches' progress, prefix and
