@@ -5,7 +5,7 @@
 use std::fmt;
 use std::ops::Range;
 
-use crate::model::{Run, RunId, RunOutcome, Totals};
+use crate::model::{Run, RunId, RunOutcome, Totals, TuningStep};
 
 /// The database id of a worker.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -115,6 +115,11 @@ pub struct Prefix {
     pub units: u64,
     pub totals: Totals,
 }
+
+/// What makes a queued tuning run's step of a batch (the tuner's update), given the step's
+/// number and the values the last committed step left (its JSON; `None` before the first):
+/// the step to store, or why there is none.
+pub type MakeStep<'a> = dyn FnMut(u64, Option<&str>) -> Result<TuningStep, String> + Send + 'a;
 
 /// What [`Store::submit_batch`](crate::Store::submit_batch) did.
 #[derive(Clone, Debug, PartialEq, Eq)]

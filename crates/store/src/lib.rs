@@ -253,8 +253,8 @@ use futures_util::stream::BoxStream;
 pub use error::{Result, StoreError};
 pub use facts::{Clock, RunFacts, RunKind, SampleModel, SprtFacts, Upgrade};
 pub use fleet::{
-    BatchCounts, Heartbeat, Lease, Prefix, Queue, QueuedRun, RunFile, Submitted, Worker, WorkerId,
-    WorkerInfo,
+    BatchCounts, Heartbeat, Lease, MakeStep, Prefix, Queue, QueuedRun, RunFile, Submitted, Worker,
+    WorkerId, WorkerInfo,
 };
 pub use location::Location;
 pub use model::{
@@ -588,8 +588,7 @@ impl Store {
         lease: &'a Lease,
         tally: &'a Totals,
         signatures: &'a str,
-        make: &'a mut (dyn FnMut(u64, Option<&str>) -> std::result::Result<TuningStep, String>
-                     + Send),
+        make: &'a mut MakeStep<'_>,
     ) -> StoreFuture<'a, Submitted> {
         with_repo!(self, repo => Box::pin(repo.submit_tuning_batch(lease, tally, signatures, make)))
     }

@@ -13,15 +13,9 @@ use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Row, Type};
 
 use super::{as_i64, with_totals};
 use crate::error::{Result, StoreError};
-use crate::fleet::{Lease, Submitted};
-use crate::model::{RunOutcome, RunState, Totals, TuningStep};
+use crate::fleet::{Lease, MakeStep, Submitted};
+use crate::model::{RunOutcome, RunState, Totals};
 use crate::repo::{now_ms, Dialect, Repo};
-
-/// What makes a step of a batch's tally: given the step's number and the values the last
-/// committed step left (its JSON; `None` before the first), the step to store, or why there
-/// is none.
-pub(crate) type MakeStep<'a> =
-    dyn FnMut(u64, Option<&str>) -> std::result::Result<TuningStep, String> + Send + 'a;
 
 impl<DB> Repo<DB>
 where
