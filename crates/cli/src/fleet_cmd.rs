@@ -18,7 +18,9 @@ use arbiter_runner::lines;
 use arbiter_runner::play::Event;
 use arbiter_runner::sinks::Verdict;
 use arbiter_stats::{EloModel, Sample, Sprt, SprtState};
-use arbiter_store::{Location, QueuedRun, RunId, RunOutcome, RunState, Store, Submitted};
+use arbiter_store::{Location, QueuedRun, RunId, RunKind, RunOutcome, RunState, Store, Submitted};
+use arbiter_tune::spsa_fleet::{self, SpsaTuner};
+use arbiter_tune::spsa_run::SpsaConfig;
 use tokio::sync::{mpsc, watch};
 
 #[derive(clap::Args)]
@@ -97,18 +99,24 @@ async fn open(db: &str) -> anyhow::Result<Store> {
 }
 
 pub fn submit(args: &SubmitArgs) -> anyhow::Result<ExitCode> {
-    let (config, base) = match (&args.config, args.cutechess.is_empty()) {
+    let (config, base, tuning) = match (&args.config, args.cutechess.is_empty()) {
         (Some(path), true) => {
-            let config = RunConfig::load(path)?;
             let base = path.parent().map(PathBuf::from).unwrap_or_default();
-            (config, base)
+            if is_tuning_config(path) {
+                // A tuning configuration: the match its steps play, and the run's SPSA.
+                let spsa = SpsaConfig::load(path)?;
+                let (config, tuning) = spsa_fleet::tuning_submission(&spsa, &base)?;
+                (config, base, Some(tuning))
+            } else {
+                (RunConfig::load(path)?, base, None)
+            }
         }
         (None, false) => {
             let parsed = cutechess::parse(&args.cutechess)?;
             for warning in &parsed.warnings {
                 let _ = writeln!(std::io::stderr(), "warning: {warning}");
             }
-            (parsed.config, PathBuf::new())
+            (parsed.config, PathBuf::new(), None)
         }
         (Some(_), false) => {
             bail!("give a configuration file or cutechess flags after --, not both")
@@ -122,22 +130,39 @@ pub fn submit(args: &SubmitArgs) -> anyhow::Result<ExitCode> {
     };
     runtime()?.block_on(async {
         let store = open(&args.db).await?;
-        let queued = fleet::submit(&store, config, &base, &options).await?;
+        let queued = match &tuning {
+            None => fleet::submit(&store, config, &base, &options).await?,
+            Some(tuning) => fleet::submit_tuning(&store, config, &base, &options, tuning).await?,
+        };
         store.close().await;
         for warning in &queued.warnings {
             let _ = writeln!(std::io::stderr(), "warning: {warning}");
         }
+        let batches = queued.units.div_ceil(queued.batch_units);
+        let kind = if tuning.is_some() {
+            " (SPSA: a batch is a step)"
+        } else {
+            ""
+        };
         outln!(
-            "queued run {} ({}): {} pairs in {} batches of {}, seed {}",
+            "queued run {} ({}): {} pairs in {batches} batches of {}{kind}, seed {}",
             queued.run,
             queued.name,
             queued.units,
-            queued.units.div_ceil(queued.batch_units),
             queued.batch_units,
             queued.seed
         )?;
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// Whether the TOML file at `path` is a tuning configuration (it has an `[spsa]` section).
+/// A file that cannot be read or parsed is not: reading it as a match names its error.
+fn is_tuning_config(path: &std::path::Path) -> bool {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| text.parse::<toml::Table>().ok())
+        .is_some_and(|table| table.contains_key("spsa"))
 }
 
 pub fn runs(args: &RunsArgs) -> anyhow::Result<ExitCode> {
@@ -176,6 +201,24 @@ fn run_row(queued: &QueuedRun) -> String {
         RunState::Finished { verdict } => verdict.as_str().to_owned(),
     };
     let facts = run.spec.facts.as_ref();
+    let b = queued.batches;
+    if facts.is_some_and(|f| f.kind == RunKind::Spsa) {
+        // A tuning run has no Elo of its own: its games move the values (`arbiter report`).
+        let planned = facts.map_or(2 * run.pairs_planned(), |f| f.games_planned);
+        let played = (2 * b.done * queued.batch_units).min(planned);
+        return format!(
+            "{:>4}  {:<28} {:<12} {:>4} {:>13} {:>16} {:>7} {:>15} {:>7}",
+            run.id.get(),
+            truncate(&run.spec.name, 28),
+            state,
+            queued.priority,
+            format!("{played}/{planned}"),
+            "spsa",
+            "-",
+            format!("{}/{}/{}", b.done, b.leased + b.expired, b.open),
+            workers_column(queued),
+        );
+    }
     let paired = facts.is_none_or(|f| f.paired());
     let totals = queued.prefix.totals;
     let sample = Sample::of_run(paired, totals.wdl(), totals.pentanomial);
@@ -197,7 +240,6 @@ fn run_row(queued: &QueuedRun) -> String {
         totals.games(),
         facts.map_or(2 * run.pairs_planned(), |f| f.games_planned)
     );
-    let b = queued.batches;
     format!(
         "{:>4}  {:<28} {:<12} {:>4} {:>13} {:>16} {:>7} {:>15} {:>7}",
         run.id.get(),
@@ -208,11 +250,16 @@ fn run_row(queued: &QueuedRun) -> String {
         elo,
         llr,
         format!("{}/{}/{}", b.done, b.leased + b.expired, b.open),
-        match queued.worker_limit {
-            Some(limit) => format!("{}/{limit}", b.workers),
-            None => b.workers.to_string(),
-        }
+        workers_column(queued),
     )
+}
+
+/// Workers on the run, and its limit.
+fn workers_column(queued: &QueuedRun) -> String {
+    match queued.worker_limit {
+        Some(limit) => format!("{}/{limit}", queued.batches.workers),
+        None => queued.batches.workers.to_string(),
+    }
 }
 
 fn truncate(text: &str, width: usize) -> String {
@@ -279,6 +326,7 @@ pub fn worker(args: &WorkerArgs) -> anyhow::Result<ExitCode> {
             (None, None) => PathBuf::from("."),
         },
         run: None,
+        tuner: Some(Arc::new(SpsaTuner)),
     };
     let code = runtime()?.block_on(async {
         let store = Arc::new(open(&args.db).await?);
@@ -337,6 +385,10 @@ fn event_line(event: &WorkerEvent) -> Option<String> {
                 Submitted::Counted { prefix, verdict } => format!(
                     "counted; the verdict's prefix holds {} units{}",
                     prefix.units,
+                    verdict.map_or_else(String::new, |v| format!("; run finished: {v}"))
+                ),
+                Submitted::Stepped { step, verdict } => format!(
+                    "counted as step {step}{}",
                     verdict.map_or_else(String::new, |v| format!("; run finished: {v}"))
                 ),
                 Submitted::AlreadyCounted => "already counted (another copy came first)".into(),
@@ -438,6 +490,7 @@ pub async fn match_queued(
         exit_when_idle: true,
         scratch: scratch.path().to_owned(),
         run: Some(run),
+        tuner: None,
     };
     let (stop_tx, stop_rx) = watch::channel(false);
     let signal = Arc::new(std::sync::atomic::AtomicU8::new(0));

@@ -11,5 +11,6 @@
 pub mod datagen;
 pub mod positions;
 pub mod spsa;
+pub mod spsa_fleet;
 pub mod spsa_run;
 pub mod texel;
