@@ -11,6 +11,10 @@
 //! and the system of record; the machines' own schedulers (systemd, Kubernetes, Slurm) start
 //! and restart workers. Nothing here keeps state a restart would lose: a killed worker's batch
 //! is played again by whoever claims it after its lease.
+//!
+//! A tuning run is queued with [`submit_tuning`] and played by a worker given a [`Tuner`]:
+//! each batch is a step, its players are the tuner's perturbation of the run's values at the
+//! claim, and its submit applies the tuner's update in the store's transaction.
 
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};

@@ -229,6 +229,13 @@
 //!   evidence ([`QueuedRun::prefix`]).
 //! - **Stopping is a state.** A run finished or stopped with [`Store::finish_run`] reaches its
 //!   workers in their next heartbeat ([`Heartbeat::RunClosed`]).
+//! - **A tuning run can be queued too** ([`Store::queue_tuning_run`]): its batches are its
+//!   steps, and [`Store::submit_tuning_batch`] counts one in one transaction keyed by (run,
+//!   batch) with the update it makes, which the tuner computes inside that transaction from
+//!   the values the run's last step left ([`MakeStep`]). The run's row, locked by the submit,
+//!   makes one run's updates follow each other, each from the values the one before left; the
+//!   steps are numbered in that order, and the batch row's key makes a second submit count
+//!   nothing.
 
 // A library speaks through its caller (events, writers, errors); the terminal is the binary's.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
