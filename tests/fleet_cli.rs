@@ -717,6 +717,14 @@ fn a_verdict_at_concurrency_4_is_the_verdict_at_concurrency_1() {
 fn a_match_on_postgres_is_joined_by_a_worker() {
     let dir = tempfile::tempdir().unwrap();
     let config = config(dir.path(), 40);
+    // The exports and the report, which the match writes from the database with every
+    // worker's games.
+    let text_of = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        format!("pgnout = \"games.pgn\"\njsonl = \"games.jsonl\"\nreport = \"report\"\n{text_of}"),
+    )
+    .unwrap();
     let cluster = arbiter_pgtest::Cluster::start().expect("a throwaway PostgreSQL cluster");
     let db = cluster.database("joined").unwrap();
     let out = std::fs::File::create(dir.path().join("match.out")).unwrap();
@@ -783,6 +791,12 @@ fn a_match_on_postgres_is_joined_by_a_worker() {
         "{printed}"
     );
     assert!(printed.contains("Finished match"), "{printed}");
+    assert!(printed.contains("Score of dev vs base: "), "{printed}");
+    assert!(
+        printed.contains("Player: dev\n  Timeouts: 0\n  Crashed: 0\nPlayer: base\n"),
+        "{printed}"
+    );
+    assert!(!said.contains("is not written"), "{said}");
     let last_sprt = printed
         .lines()
         .rfind(|l| l.starts_with("SPRT: "))
@@ -798,6 +812,28 @@ fn a_match_on_postgres_is_joined_by_a_worker() {
         "the batches' tallies are the run's totals"
     );
     assert_eq!(games, run.totals.games(), "every game stored once");
+    let pgn = std::fs::read_to_string(dir.path().join("games.pgn")).unwrap();
+    assert_eq!(
+        pgn.matches("[Event ").count() as u64,
+        run.totals.games(),
+        "the PGN holds every worker's games"
+    );
+    let jsonl = std::fs::read_to_string(dir.path().join("games.jsonl")).unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_str(jsonl.lines().last().unwrap_or_default()).unwrap();
+    assert_eq!(summary["type"], "summary");
+    assert_eq!(summary["pairs"], run.totals.pairs);
+    assert!(
+        summary["verdict"]
+            .as_str()
+            .is_some_and(|v| v.eq_ignore_ascii_case(verdict.as_str())),
+        "{summary}"
+    );
+    assert_eq!(jsonl.lines().count() as u64, run.totals.games() + 1);
+    let report = std::fs::read_to_string(dir.path().join("report/report.json")).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&report).unwrap();
+    assert_eq!(report["summary"]["name"], "fleet-sprt", "{report}");
+    assert_eq!(report["summary"]["games"], run.totals.games(), "{report}");
     let by_worker = block_on(async {
         let pool = sqlx::PgPool::connect(&db).await.unwrap();
         let rows: Vec<(String, i64)> = sqlx::query_as(

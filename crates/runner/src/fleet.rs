@@ -66,6 +66,9 @@ pub struct SubmitOptions {
     /// Pairs per batch; by default what a batch of a few minutes holds at the run's time
     /// control ([`batch_pairs`]).
     pub batch_pairs: Option<u64>,
+    /// The submitting process writes the configuration's exports and report itself, from the
+    /// database, as it plays the run beside the workers (`arbiter match CONFIG --db URL`).
+    pub writes_exports: bool,
 }
 
 /// A run as [`submit`] queued it.
@@ -138,7 +141,7 @@ async fn submit_body(
         ("report", config.report.is_some()),
         ("log", config.log.is_some()),
     ] {
-        if set {
+        if set && !options.writes_exports {
             warnings.push(format!(
                 "{field} is not written for a queued run: its games are in the database \
                  (`arbiter report RUN --db URL`)"
