@@ -696,6 +696,34 @@ fn a_verdict_at_concurrency_4_is_the_verdict_at_concurrency_1() {
     assert_eq!(sprt_line(&out4), sprt_line(&out1), "{out4}");
     let beyond = pairs4.len() - n;
     eprintln!("the verdict after {n} pairs; {beyond} more stored at concurrency 4");
+    // `arbiter report` shows the verdict's LLR, judged on the same prefix, for both stores.
+    let report = |concurrency: u32| -> serde_json::Value {
+        let out = format!("report-c{concurrency}");
+        let store = format!("c{concurrency}.db");
+        let made = arbiter(
+            &[
+                "report",
+                "fleet-sprt",
+                "--store",
+                &store,
+                "--format",
+                "json",
+                "--out",
+                &out,
+            ],
+            dir.path(),
+        );
+        assert!(made.status.success(), "{}", text(&made.stderr));
+        let json = std::fs::read_to_string(dir.path().join(out).join("report.json")).unwrap();
+        serde_json::from_str::<serde_json::Value>(&json).unwrap()["summary"].clone()
+    };
+    let (report1, report4) = (report(1), report(4));
+    assert_eq!(report4["llr"], report1["llr"], "{report4}");
+    assert_eq!(report4["state"], report1["state"], "{report4}");
+    assert_eq!(report1["sprt_judged_pairs"], serde_json::Value::Null);
+    if beyond > 0 {
+        assert_eq!(report4["sprt_judged_pairs"], n as u64, "{report4}");
+    }
     let judged = format!("SPRT judged on the verdict's prefix, the first {n} pairs");
     if beyond > 0 {
         assert!(

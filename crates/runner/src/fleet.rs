@@ -23,9 +23,9 @@ use std::time::Duration;
 
 use arbiter_stats::SprtState;
 use arbiter_store::{
-    sha256_hex, Heartbeat, Lease, PairRecord, Pairing, Queue, RunFacts, RunFile, RunId, RunOutcome,
-    RunSpec, RunState, Store, StoreError, Submitted, Totals, TuningSetup, TuningStep, WorkerId,
-    WorkerInfo,
+    sha256_hex, Heartbeat, JudgedOn, Lease, PairRecord, Pairing, Queue, RunFacts, RunFile, RunId,
+    RunOutcome, RunSpec, RunState, SprtFacts, Store, StoreError, Submitted, Totals, TuningSetup,
+    TuningStep, WorkerId, WorkerInfo,
 };
 use futures_util::future::BoxFuture;
 use tokio::sync::{mpsc, watch};
@@ -208,7 +208,14 @@ async fn submit_body(
                 }
             })
             .collect(),
-        facts: Some(checked.facts()),
+        facts: Some(RunFacts {
+            // Whatever the configuration says: workers' batches finish in any order.
+            sprt: checked.facts().sprt.map(|sprt| SprtFacts {
+                judged_on: JudgedOn::Prefix,
+                ..sprt
+            }),
+            ..checked.facts()
+        }),
         confirms: None,
     };
     let queue = Queue {

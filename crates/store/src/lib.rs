@@ -258,7 +258,7 @@ use futures_util::future::BoxFuture;
 use futures_util::stream::BoxStream;
 
 pub use error::{Result, StoreError};
-pub use facts::{Clock, RunFacts, RunKind, SampleModel, SprtFacts, Upgrade};
+pub use facts::{Clock, JudgedOn, RunFacts, RunKind, SampleModel, SprtFacts, Upgrade};
 pub use fleet::{
     BatchCounts, Heartbeat, Lease, MakeStep, Prefix, Queue, QueuedRun, RunFile, Submitted, Worker,
     WorkerId, WorkerInfo,
