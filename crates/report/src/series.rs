@@ -645,7 +645,7 @@ mod tests {
         // Committed out of order, and pair 5 (index 5) missing.
         let mut shuffled: Vec<CommittedPair> = [3, 0, 7, 1, 2, 6, 4]
             .iter()
-            .map(|&i| in_order[i].clone())
+            .map(|&i| in_order[i])
             .collect();
         for (sequence, pair) in (1..).zip(&mut shuffled) {
             pair.sequence = sequence;
