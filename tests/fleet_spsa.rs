@@ -246,3 +246,45 @@ fn killed_spsa_workers_apply_every_batch_once() {
         "every batch applied once"
     );
 }
+
+/// A worker whose UCI engine does not declare a tuned option leaves the run before playing a
+/// game (the engine would ignore the `setoption` and the run would tune nothing), saying which
+/// option and what the engine declares; the run's batches stay open for other workers. The
+/// submitter need not have the engine, so `arbiter submit` cannot check this; Stockfish from
+/// /usr/games declares no `KnightValue`.
+#[test]
+fn a_worker_whose_engine_lacks_a_tuned_option_leaves_the_run() {
+    let stockfish = "/usr/games/stockfish";
+    assert!(Path::new(stockfish).is_file(), "{stockfish} is needed");
+    let dir = tempfile::tempdir().unwrap();
+    let config = config(dir.path(), 4, 2);
+    let text_of = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        text_of.replace(
+            "[[engine]]\nname = \"sta\"\nbuiltin = \"staunton\"\n",
+            &format!("[[engine]]\nname = \"sf\"\ncmd = \"{stockfish}\"\n"),
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("tune.txt"),
+        "KnightValue, int, 300, 200, 400, 10, 0.002\n",
+    )
+    .unwrap();
+    let db = dir.path().join("fleet.db").display().to_string();
+    submit(&config, &db, dir.path());
+    let log = dir.path().join("worker.log");
+    let status = worker(&db, "w", dir.path(), &log).wait().unwrap();
+    let log = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(status.success(), "{log}");
+    assert!(
+        log.contains("run 1 refused: ")
+            && log.contains("engine sf (/usr/games/stockfish) declares no option \"KnightValue\""),
+        "{log}"
+    );
+    assert!(!log.contains("counted as step"), "{log}");
+    let (state, _, steps) = stored(&db);
+    assert_eq!(state, RunState::Running);
+    assert!(steps.is_empty());
+}

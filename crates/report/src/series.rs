@@ -643,10 +643,8 @@ mod tests {
         let in_order = sample_pairs();
         let in_order_path = llr_path(&sprt, &in_order, true).unwrap();
         // Committed out of order, and pair 5 (index 5) missing.
-        let mut shuffled: Vec<CommittedPair> = [3, 0, 7, 1, 2, 6, 4]
-            .iter()
-            .map(|&i| in_order[i])
-            .collect();
+        let mut shuffled: Vec<CommittedPair> =
+            [3, 0, 7, 1, 2, 6, 4].iter().map(|&i| in_order[i]).collect();
         for (sequence, pair) in (1..).zip(&mut shuffled) {
             pair.sequence = sequence;
         }

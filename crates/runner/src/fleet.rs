@@ -367,6 +367,11 @@ pub trait Tuner: Send + Sync + std::fmt::Debug {
 
 /// A tuning run as a [`Tuner`] opened it on a worker.
 pub trait TuningPlan: Send + Sync {
+    /// Whether this worker can tune the resolved match's `players` (a UCI engine declares the
+    /// options tuned: one that does not would ignore them and tune nothing), checked once per
+    /// run before its first batch; the error is why the worker leaves the run to others.
+    fn check<'a>(&'a self, players: &'a [PlayerSpec]) -> BoxFuture<'a, Result<(), String>>;
+
     /// Batch `lease`'s players, made from the resolved match's `players`, at a perturbation of
     /// `theta` (the values the run's last step left, as the tuner stored them; `None` before
     /// the first step).
@@ -577,6 +582,13 @@ async fn work_body(
                 prepare(&store, lease.run, options)
             })
             .await?;
+            let ready = match ready {
+                Ok(ready) => match &ready.tuning {
+                    Some(plan) => plan.check(&ready.spec.play.players).await.map(|()| ready),
+                    None => Ok(ready),
+                },
+                Err(reason) => Err(reason),
+            };
             match ready {
                 Ok(ready) => prepared = Some(ready),
                 Err(reason) => {

@@ -19,7 +19,7 @@
 //!
 //! [`Store::submit_tuning_batch`]: arbiter_store::Store::submit_tuning_batch
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arbiter_records::spsa::SpsaSetup;
@@ -27,10 +27,12 @@ use arbiter_runner::config::RunConfig;
 use arbiter_runner::fleet::{TunedBatch, Tuner, TuningPlan, TuningSubmission};
 use arbiter_runner::player::PlayerSpec;
 use arbiter_store::{Lease, Totals, TuningMethod, TuningSetup};
+use futures_util::future::BoxFuture;
 
 use crate::spsa::Spsa;
 use crate::spsa_run::{
-    player_at, side_names, step_record, theta_of, tuning_facts, SpsaConfig, SpsaRunError,
+    check_uci_options, player_at, side_names, step_record, theta_of, tuning_facts, SpsaConfig,
+    SpsaRunError,
 };
 
 /// What `arbiter submit` queues for a tuning configuration read from the folder `base`: the
@@ -88,6 +90,8 @@ impl Tuner for SpsaTuner {
             seed,
             sides: side_names(config.engine_name()),
             origin: origin.to_owned(),
+            engine: config.engine_name().to_owned(),
+            params_file: config.spsa.params_file.clone().unwrap_or_default(),
         };
         Ok((match_config, Box::new(plan)))
     }
@@ -99,6 +103,9 @@ struct SpsaPlan {
     seed: u64,
     sides: [String; 2],
     origin: String,
+    /// The tuned engine, and the parameter file the submitter read (named in errors).
+    engine: String,
+    params_file: PathBuf,
 }
 
 /// The values `stored` holds (θ₀ before the first step).
@@ -111,6 +118,19 @@ fn values(spsa: &Spsa, stored: Option<&str>, origin: &str) -> Result<Vec<f64>, S
 }
 
 impl TuningPlan for SpsaPlan {
+    fn check<'a>(&'a self, players: &'a [PlayerSpec]) -> BoxFuture<'a, Result<(), String>> {
+        Box::pin(async move {
+            let Some(tuned) = players.first() else {
+                return Err(format!("{}: the tuning match has no players", self.origin));
+            };
+            // As `arbiter tune spsa` checks before it plays: the options exist, with room
+            // for the parameters' ranges.
+            check_uci_options(tuned, &self.engine, self.spsa.params(), &self.params_file)
+                .await
+                .map_err(|e| e.to_string())
+        })
+    }
+
     fn batch(
         &self,
         players: &[PlayerSpec],
