@@ -696,6 +696,34 @@ fn a_verdict_at_concurrency_4_is_the_verdict_at_concurrency_1() {
     assert_eq!(sprt_line(&out4), sprt_line(&out1), "{out4}");
     let beyond = pairs4.len() - n;
     eprintln!("the verdict after {n} pairs; {beyond} more stored at concurrency 4");
+    // `arbiter report` shows the verdict's LLR, judged on the same prefix, for both stores.
+    let report = |concurrency: u32| -> serde_json::Value {
+        let out = format!("report-c{concurrency}");
+        let store = format!("c{concurrency}.db");
+        let made = arbiter(
+            &[
+                "report",
+                "fleet-sprt",
+                "--store",
+                &store,
+                "--format",
+                "json",
+                "--out",
+                &out,
+            ],
+            dir.path(),
+        );
+        assert!(made.status.success(), "{}", text(&made.stderr));
+        let json = std::fs::read_to_string(dir.path().join(out).join("report.json")).unwrap();
+        serde_json::from_str::<serde_json::Value>(&json).unwrap()["summary"].clone()
+    };
+    let (report1, report4) = (report(1), report(4));
+    assert_eq!(report4["llr"], report1["llr"], "{report4}");
+    assert_eq!(report4["state"], report1["state"], "{report4}");
+    assert_eq!(report1["sprt_judged_pairs"], serde_json::Value::Null);
+    if beyond > 0 {
+        assert_eq!(report4["sprt_judged_pairs"], n as u64, "{report4}");
+    }
     let judged = format!("SPRT judged on the verdict's prefix, the first {n} pairs");
     if beyond > 0 {
         assert!(
@@ -717,6 +745,14 @@ fn a_verdict_at_concurrency_4_is_the_verdict_at_concurrency_1() {
 fn a_match_on_postgres_is_joined_by_a_worker() {
     let dir = tempfile::tempdir().unwrap();
     let config = config(dir.path(), 40);
+    // The exports and the report, which the match writes from the database with every
+    // worker's games.
+    let text_of = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        format!("pgnout = \"games.pgn\"\njsonl = \"games.jsonl\"\nreport = \"report\"\n{text_of}"),
+    )
+    .unwrap();
     let cluster = arbiter_pgtest::Cluster::start().expect("a throwaway PostgreSQL cluster");
     let db = cluster.database("joined").unwrap();
     let out = std::fs::File::create(dir.path().join("match.out")).unwrap();
@@ -783,6 +819,12 @@ fn a_match_on_postgres_is_joined_by_a_worker() {
         "{printed}"
     );
     assert!(printed.contains("Finished match"), "{printed}");
+    assert!(printed.contains("Score of dev vs base: "), "{printed}");
+    assert!(
+        printed.contains("Player: dev\n  Timeouts: 0\n  Crashed: 0\nPlayer: base\n"),
+        "{printed}"
+    );
+    assert!(!said.contains("is not written"), "{said}");
     let last_sprt = printed
         .lines()
         .rfind(|l| l.starts_with("SPRT: "))
@@ -798,6 +840,28 @@ fn a_match_on_postgres_is_joined_by_a_worker() {
         "the batches' tallies are the run's totals"
     );
     assert_eq!(games, run.totals.games(), "every game stored once");
+    let pgn = std::fs::read_to_string(dir.path().join("games.pgn")).unwrap();
+    assert_eq!(
+        pgn.matches("[Event ").count() as u64,
+        run.totals.games(),
+        "the PGN holds every worker's games"
+    );
+    let jsonl = std::fs::read_to_string(dir.path().join("games.jsonl")).unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_str(jsonl.lines().last().unwrap_or_default()).unwrap();
+    assert_eq!(summary["type"], "summary");
+    assert_eq!(summary["pairs"], run.totals.pairs);
+    assert!(
+        summary["verdict"]
+            .as_str()
+            .is_some_and(|v| v.eq_ignore_ascii_case(verdict.as_str())),
+        "{summary}"
+    );
+    assert_eq!(jsonl.lines().count() as u64, run.totals.games() + 1);
+    let report = std::fs::read_to_string(dir.path().join("report/report.json")).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&report).unwrap();
+    assert_eq!(report["summary"]["name"], "fleet-sprt", "{report}");
+    assert_eq!(report["summary"]["games"], run.totals.games(), "{report}");
     let by_worker = block_on(async {
         let pool = sqlx::PgPool::connect(&db).await.unwrap();
         let rows: Vec<(String, i64)> = sqlx::query_as(

@@ -19,6 +19,7 @@ mod ci_regression;
 mod cutechess_compat;
 mod datagen_cli;
 mod fleet_cli;
+mod fleet_spsa;
 mod match_cli;
 mod match_hardening;
 mod match_real_engines;

@@ -11,14 +11,20 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
+use arbiter_records::text;
 use arbiter_runner::config::{cutechess, RunConfig};
 use arbiter_runner::fleet::{self, SubmitOptions, WorkerEnd, WorkerEvent, WorkerOptions};
 use arbiter_runner::lifecycle::{self, lineage};
 use arbiter_runner::lines;
+use arbiter_runner::outputs::{self, Export};
 use arbiter_runner::play::Event;
-use arbiter_runner::sinks::Verdict;
+use arbiter_runner::sinks::{Summary, Verdict};
 use arbiter_stats::{EloModel, Sample, Sprt, SprtState};
-use arbiter_store::{Location, QueuedRun, RunId, RunOutcome, RunState, Store, Submitted};
+use arbiter_store::{Location, QueuedRun, RunId, RunKind, RunOutcome, RunState, Store, Submitted};
+use arbiter_tune::spsa_fleet::{self, SpsaTuner};
+use arbiter_tune::spsa_run::SpsaConfig;
+
+use crate::match_cmd::LiveReport;
 use tokio::sync::{mpsc, watch};
 
 #[derive(clap::Args)]
@@ -97,18 +103,24 @@ async fn open(db: &str) -> anyhow::Result<Store> {
 }
 
 pub fn submit(args: &SubmitArgs) -> anyhow::Result<ExitCode> {
-    let (config, base) = match (&args.config, args.cutechess.is_empty()) {
+    let (config, base, tuning) = match (&args.config, args.cutechess.is_empty()) {
         (Some(path), true) => {
-            let config = RunConfig::load(path)?;
             let base = path.parent().map(PathBuf::from).unwrap_or_default();
-            (config, base)
+            if is_tuning_config(path) {
+                // A tuning configuration: the match its steps play, and the run's SPSA.
+                let spsa = SpsaConfig::load(path)?;
+                let (config, tuning) = spsa_fleet::tuning_submission(&spsa, &base)?;
+                (config, base, Some(tuning))
+            } else {
+                (RunConfig::load(path)?, base, None)
+            }
         }
         (None, false) => {
             let parsed = cutechess::parse(&args.cutechess)?;
             for warning in &parsed.warnings {
                 let _ = writeln!(std::io::stderr(), "warning: {warning}");
             }
-            (parsed.config, PathBuf::new())
+            (parsed.config, PathBuf::new(), None)
         }
         (Some(_), false) => {
             bail!("give a configuration file or cutechess flags after --, not both")
@@ -119,25 +131,43 @@ pub fn submit(args: &SubmitArgs) -> anyhow::Result<ExitCode> {
         priority: args.priority,
         worker_limit: args.workers,
         batch_pairs: args.batch_pairs,
+        writes_exports: false,
     };
     runtime()?.block_on(async {
         let store = open(&args.db).await?;
-        let queued = fleet::submit(&store, config, &base, &options).await?;
+        let queued = match &tuning {
+            None => fleet::submit(&store, config, &base, &options).await?,
+            Some(tuning) => fleet::submit_tuning(&store, config, &base, &options, tuning).await?,
+        };
         store.close().await;
         for warning in &queued.warnings {
             let _ = writeln!(std::io::stderr(), "warning: {warning}");
         }
+        let batches = queued.units.div_ceil(queued.batch_units);
+        let kind = if tuning.is_some() {
+            " (SPSA: a batch is a step)"
+        } else {
+            ""
+        };
         outln!(
-            "queued run {} ({}): {} pairs in {} batches of {}, seed {}",
+            "queued run {} ({}): {} pairs in {batches} batches of {}{kind}, seed {}",
             queued.run,
             queued.name,
             queued.units,
-            queued.units.div_ceil(queued.batch_units),
             queued.batch_units,
             queued.seed
         )?;
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// Whether the TOML file at `path` is a tuning configuration (it has an `[spsa]` section).
+/// A file that cannot be read or parsed is not: reading it as a match names its error.
+fn is_tuning_config(path: &std::path::Path) -> bool {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| text.parse::<toml::Table>().ok())
+        .is_some_and(|table| table.contains_key("spsa"))
 }
 
 pub fn runs(args: &RunsArgs) -> anyhow::Result<ExitCode> {
@@ -176,6 +206,24 @@ fn run_row(queued: &QueuedRun) -> String {
         RunState::Finished { verdict } => verdict.as_str().to_owned(),
     };
     let facts = run.spec.facts.as_ref();
+    let b = queued.batches;
+    if facts.is_some_and(|f| f.kind == RunKind::Spsa) {
+        // A tuning run has no Elo of its own: its games move the values (`arbiter report`).
+        let planned = facts.map_or(2 * run.pairs_planned(), |f| f.games_planned);
+        let played = (2 * b.done * queued.batch_units).min(planned);
+        return format!(
+            "{:>4}  {:<28} {:<12} {:>4} {:>13} {:>16} {:>7} {:>15} {:>7}",
+            run.id.get(),
+            truncate(&run.spec.name, 28),
+            state,
+            queued.priority,
+            format!("{played}/{planned}"),
+            "spsa",
+            "-",
+            format!("{}/{}/{}", b.done, b.leased + b.expired, b.open),
+            workers_column(queued),
+        );
+    }
     let paired = facts.is_none_or(|f| f.paired());
     let totals = queued.prefix.totals;
     let sample = Sample::of_run(paired, totals.wdl(), totals.pentanomial);
@@ -197,7 +245,6 @@ fn run_row(queued: &QueuedRun) -> String {
         totals.games(),
         facts.map_or(2 * run.pairs_planned(), |f| f.games_planned)
     );
-    let b = queued.batches;
     format!(
         "{:>4}  {:<28} {:<12} {:>4} {:>13} {:>16} {:>7} {:>15} {:>7}",
         run.id.get(),
@@ -208,11 +255,16 @@ fn run_row(queued: &QueuedRun) -> String {
         elo,
         llr,
         format!("{}/{}/{}", b.done, b.leased + b.expired, b.open),
-        match queued.worker_limit {
-            Some(limit) => format!("{}/{limit}", b.workers),
-            None => b.workers.to_string(),
-        }
+        workers_column(queued),
     )
+}
+
+/// Workers on the run, and its limit.
+fn workers_column(queued: &QueuedRun) -> String {
+    match queued.worker_limit {
+        Some(limit) => format!("{}/{limit}", queued.batches.workers),
+        None => queued.batches.workers.to_string(),
+    }
 }
 
 fn truncate(text: &str, width: usize) -> String {
@@ -279,6 +331,7 @@ pub fn worker(args: &WorkerArgs) -> anyhow::Result<ExitCode> {
             (None, None) => PathBuf::from("."),
         },
         run: None,
+        tuner: Some(Arc::new(SpsaTuner)),
     };
     let code = runtime()?.block_on(async {
         let store = Arc::new(open(&args.db).await?);
@@ -339,6 +392,10 @@ fn event_line(event: &WorkerEvent) -> Option<String> {
                     prefix.units,
                     verdict.map_or_else(String::new, |v| format!("; run finished: {v}"))
                 ),
+                Submitted::Stepped { step, verdict } => format!(
+                    "counted as step {step}{}",
+                    verdict.map_or_else(String::new, |v| format!("; run finished: {v}"))
+                ),
                 Submitted::AlreadyCounted => "already counted (another copy came first)".into(),
                 Submitted::RunClosed(verdict) => {
                     format!("not counted: the run is over ({verdict})")
@@ -369,6 +426,7 @@ pub async fn match_queued(
     base: PathBuf,
     db: &str,
     batch_pairs: Option<u64>,
+    json: bool,
 ) -> anyhow::Result<ExitCode> {
     let checked = config.check()?;
     let games = checked.games;
@@ -406,6 +464,7 @@ pub async fn match_queued(
         None => {
             let options = SubmitOptions {
                 batch_pairs,
+                writes_exports: true,
                 ..SubmitOptions::default()
             };
             let queued = fleet::submit(&store, config.clone(), &base, &options).await?;
@@ -429,6 +488,34 @@ pub async fn match_queued(
         spec.players[0].name,
         spec.players[1].name
     );
+    // The exports and the report, written from the database: checked now (a path that cannot
+    // be written fails before any game), the report refreshed as batches are counted, the
+    // exports rebuilt whole when the run ends, with every worker's games.
+    let (exports, moved) = lifecycle::prepare_exports(&store, run, &config, &base).await?;
+    for warning in moved {
+        let _ = writeln!(std::io::stderr(), "warning: {warning}");
+    }
+    let live = match &config.report {
+        Some(dir) => {
+            let live = Arc::new(LiveReport::new(
+                store.clone(),
+                run,
+                base.join(dir),
+                Box::new(|line| {
+                    let _ = writeln!(std::io::stderr(), "{line}");
+                }),
+            ));
+            std::fs::create_dir_all(&live.dir)
+                .with_context(|| format!("create the report folder {}", live.dir.display()))?;
+            live.refresh().await;
+            Some(live)
+        }
+        None => None,
+    };
+    let (counted_tx, counted_rx) = watch::channel(0u64);
+    let refresher = live
+        .clone()
+        .map(|live| tokio::spawn(live.follow(counted_rx)));
     let scratch = tempfile::tempdir().context("create a scratch folder")?;
     let options = WorkerOptions {
         name: format!("{}-match-{}", fleet::hostname(), std::process::id()),
@@ -438,6 +525,7 @@ pub async fn match_queued(
         exit_when_idle: true,
         scratch: scratch.path().to_owned(),
         run: Some(run),
+        tuner: None,
     };
     let (stop_tx, stop_rx) = watch::channel(false);
     let signal = Arc::new(std::sync::atomic::AtomicU8::new(0));
@@ -469,7 +557,21 @@ pub async fn match_queued(
                     let _ = outln!("{}", lines::finished_line(*number, record));
                 }
                 WorkerEvent::Submitted(_, Submitted::Counted { prefix, .. }) => {
+                    let _ = counted_tx.send(prefix.units);
                     last_block.store(prefix.units, std::sync::atomic::Ordering::Relaxed);
+                    if !spec.is_tournament() {
+                        let t = &prefix.totals;
+                        let _ = outln!(
+                            "{}",
+                            text::score_line(
+                                &spec.players[0].name,
+                                &spec.players[1].name,
+                                t.wins,
+                                t.losses,
+                                t.draws
+                            )
+                        );
+                    }
                     for line in lines::rating_lines(&prefix.totals, sprt_of(&prefix.totals), penta)
                     {
                         let _ = outln!("{line}");
@@ -488,13 +590,70 @@ pub async fn match_queued(
         ended
     };
     let (ended, ()) = tokio::join!(worked, printer);
+    if let Some(refresher) = refresher {
+        refresher.abort();
+        let _ = refresher.await;
+    }
     let end = ended?;
     let queued = store.queued_runs().await?;
     drop(scratch);
     let Some(queued) = queued.into_iter().find(|q| q.run.id == run) else {
         bail!("run {run} is gone from {db}");
     };
-    if end == WorkerEnd::Stopped {
+    let prefix = queued.prefix;
+    let stopped = end == WorkerEnd::Stopped;
+    if !stopped && last_block.load(std::sync::atomic::Ordering::Relaxed) != prefix.units {
+        for line in lines::rating_lines(&prefix.totals, sprt_of(&prefix.totals), penta) {
+            outln!("{line}")?;
+        }
+    }
+    // The report, the closing lines and the exports, however the run ended here: from the
+    // database, with every worker's games.
+    if let Some(live) = &live {
+        live.refresh().await;
+        let _ = writeln!(
+            std::io::stderr(),
+            "Report: {}",
+            live.dir.join("index.html").display()
+        );
+    }
+    let names: Vec<&str> = spec.players.iter().map(|p| p.name.as_str()).collect();
+    if !stopped {
+        for line in lines::player_lines(&store, run, &names, &[]).await? {
+            outln!("{line}")?;
+        }
+        outln!("Finished match")?;
+    }
+    let verdict = match (stopped, queued.run.state) {
+        (true, _) | (false, RunState::Running) => Verdict::Interrupted,
+        (false, RunState::Finished { verdict }) => match verdict {
+            RunOutcome::H1 => Verdict::Accepted(SprtState::H1),
+            RunOutcome::H0 => Verdict::Accepted(SprtState::H0),
+            RunOutcome::Complete => Verdict::Complete,
+            RunOutcome::Interrupted => Verdict::Interrupted,
+            RunOutcome::Stopped => Verdict::Fault(format!("run {run} was stopped")),
+        },
+    };
+    let summary = Summary {
+        totals: queued.totals,
+        sprt: sprt_of(&prefix.totals),
+        judged: (prefix.totals != queued.totals).then_some(prefix),
+        verdict,
+        uncounted: Vec::new(),
+    };
+    let pgn = exports
+        .iter()
+        .find(|(e, _)| *e == Export::Pgn)
+        .map(|(_, p)| p.as_path());
+    let record = outputs::summary_json(&spec, run, seed, &summary, None, pgn);
+    let summary_json = serde_json::to_string(&record).context("write the summary")?;
+    for line in crate::match_cmd::write_exports(&store, run, &exports, &[], &summary_json).await? {
+        let _ = writeln!(std::io::stderr(), "{line}");
+    }
+    if json {
+        outln!("{summary_json}")?;
+    }
+    if stopped {
         let code = signal.load(std::sync::atomic::Ordering::SeqCst).max(130);
         let _ = writeln!(
             std::io::stderr(),
@@ -503,39 +662,25 @@ pub async fn match_queued(
         );
         return Ok(ExitCode::from(code));
     }
-    let prefix = queued.prefix;
-    if last_block.load(std::sync::atomic::Ordering::Relaxed) != prefix.units {
-        for line in lines::rating_lines(&prefix.totals, sprt_of(&prefix.totals), penta) {
-            outln!("{line}")?;
-        }
-    }
-    outln!("Finished match")?;
     let _ = writeln!(
         std::io::stderr(),
         "{}",
         lines::pentanomial_line(&prefix.totals)
     );
-    if prefix.totals != queued.totals {
+    if let Some(judged) = &summary.judged {
         let _ = writeln!(
             std::io::stderr(),
             "{}",
-            lines::judged_line(&prefix, &queued.totals, spec.paired)
+            lines::judged_line(judged, &summary.totals, spec.paired)
         );
     }
-    let verdict = match queued.run.state {
-        RunState::Finished { verdict } => verdict,
-        RunState::Running => RunOutcome::Interrupted,
-    };
-    let _ = writeln!(std::io::stderr(), "Finished run {run}: {verdict}");
-    let verdict = match verdict {
-        RunOutcome::H1 => Verdict::Accepted(SprtState::H1),
-        RunOutcome::H0 => Verdict::Accepted(SprtState::H0),
-        RunOutcome::Complete => Verdict::Complete,
-        RunOutcome::Interrupted => Verdict::Interrupted,
-        RunOutcome::Stopped => Verdict::Fault(format!("run {run} was stopped")),
-    };
+    let _ = writeln!(
+        std::io::stderr(),
+        "Finished run {run}: {}",
+        summary.verdict.as_str()
+    );
     Ok(ExitCode::from(lifecycle::exit_status(
-        &verdict,
+        &summary.verdict,
         spec.sprt.is_some(),
     )))
 }

@@ -254,7 +254,14 @@ async fn run_async(
         config.check()?;
     }
     if let (Some(db), Some(config)) = (&args.db, &file_config) {
-        return crate::fleet_cmd::match_queued(config.clone(), base, db, args.batch_pairs).await;
+        return crate::fleet_cmd::match_queued(
+            config.clone(),
+            base,
+            db,
+            args.batch_pairs,
+            args.json,
+        )
+        .await;
     }
     let location = args
         .store
@@ -367,11 +374,12 @@ async fn run_async(
     // after that a refresh that fails is a warning, never a reason to stop the games.
     let live = match &config.report {
         Some(dir) => {
+            let warn = console.clone();
             let live = Arc::new(LiveReport::new(
                 store.clone(),
                 run,
                 base.join(dir),
-                console.clone(),
+                Box::new(move |line| warn.info(line)),
             ));
             std::fs::create_dir_all(&live.dir)
                 .with_context(|| format!("create the report folder {}", live.dir.display()))?;
@@ -426,7 +434,9 @@ async fn run_async(
                 pgn.map(|(_, path)| path.as_path()),
             );
             let json = serde_json::to_string(&record).context("write the summary")?;
-            write_exports(&store, run, &exports, &[], &json, &console).await?;
+            for line in write_exports(&store, run, &exports, &[], &json).await? {
+                console.info(&line);
+            }
             return Err(err.into());
         }
     };
@@ -478,7 +488,9 @@ async fn run_async(
     let summary_record =
         outputs::summary_json(&spec, run, seed, &summary, standings, pgn_path.as_deref());
     let json = serde_json::to_string(&summary_record).context("write the summary")?;
-    write_exports(&store, run, &exports, &summary.uncounted, &json, &console).await?;
+    for line in write_exports(&store, run, &exports, &summary.uncounted, &json).await? {
+        console.info(&line);
+    }
     if spec.paired && !spec.is_tournament() {
         console.info(&lines::pentanomial_line(&summary.totals));
     }
@@ -523,14 +535,15 @@ async fn run_async(
 
 /// Rebuilds every export from the store as the run ends, however it ends: the stored games,
 /// then the `uncounted` ones (played, their pair incomplete), and in the JSON lines the summary.
-async fn write_exports(
+/// Returns a line per export for the console.
+pub(crate) async fn write_exports(
     store: &Store,
     run: RunId,
     exports: &[(Export, PathBuf)],
     uncounted: &[arbiter_store::GameRow],
     summary: &str,
-    console: &Console,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Vec<String>> {
+    let mut lines = Vec::new();
     for (export, path) in exports {
         let trailer = (*export == Export::JsonLines).then_some(summary);
         let count = export
@@ -555,9 +568,9 @@ async fn write_exports(
                 path.display()
             ),
         };
-        console.info(&what);
+        lines.push(what);
     }
-    Ok(())
+    Ok(lines)
 }
 
 /// The configuration's report settings; unpaired games have no pentanomial statistics to show.
@@ -864,11 +877,12 @@ const REPORT_INTERVAL: Duration = Duration::from_secs(5);
 /// The run's report (`arbiter report`'s HTML, Markdown with SVG charts, and JSON), kept current
 /// in a folder while the run plays. It is rebuilt from the store, never from the events, so it
 /// shows exactly what `arbiter report` would show at that moment.
-struct LiveReport {
+pub(crate) struct LiveReport {
     store: Arc<Store>,
     run: RunId,
-    dir: PathBuf,
-    console: Arc<Console>,
+    pub(crate) dir: PathBuf,
+    /// Where a refresh that failed is said.
+    warn: Box<dyn Fn(&str) + Send + Sync>,
     /// One writer at a time: a refresh cut short (at the end of the run) may still be writing
     /// on its blocking thread when the final one starts.
     writing: Arc<std::sync::Mutex<()>>,
@@ -878,12 +892,17 @@ struct LiveReport {
 }
 
 impl LiveReport {
-    fn new(store: Arc<Store>, run: RunId, dir: PathBuf, console: Arc<Console>) -> LiveReport {
+    pub(crate) fn new(
+        store: Arc<Store>,
+        run: RunId,
+        dir: PathBuf,
+        warn: Box<dyn Fn(&str) + Send + Sync>,
+    ) -> LiveReport {
         LiveReport {
             store,
             run,
             dir,
-            console,
+            warn,
             writing: Arc::default(),
             last_failure: std::sync::Mutex::default(),
         }
@@ -892,7 +911,7 @@ impl LiveReport {
     /// Refreshes the report after commits, off the game path: at most once per
     /// [`REPORT_INTERVAL`], and never more than a fifth of the time, so that a long run with a
     /// large store spends its cores on games rather than drawing. Ends when the run's events end.
-    async fn follow(self: Arc<Self>, mut pairs_committed: watch::Receiver<u64>) {
+    pub(crate) async fn follow(self: Arc<Self>, mut pairs_committed: watch::Receiver<u64>) {
         while pairs_committed.changed().await.is_ok() {
             let started = Instant::now();
             self.refresh().await;
@@ -901,7 +920,7 @@ impl LiveReport {
     }
 
     /// Rebuilds the report from the store; a failure is a warning.
-    async fn refresh(&self) {
+    pub(crate) async fn refresh(&self) {
         let result = self.rebuild().await;
         let mut last = self
             .last_failure
@@ -912,7 +931,7 @@ impl LiveReport {
             Err(err) => {
                 let text = format!("{err:#}");
                 if last.as_deref() != Some(text.as_str()) {
-                    self.console.info(&format!(
+                    (self.warn)(&format!(
                         "warning: the report in {} was not refreshed (the run goes on): {text}",
                         self.dir.display()
                     ));

@@ -20,9 +20,7 @@ use arbiter_records::spsa::option_value;
 use arbiter_runner::config::RunConfig;
 use arbiter_runner::play::Event;
 use arbiter_runner::player::{PlayerKind, PlayerSpec};
-use arbiter_store::{
-    Location, Pairing, RunFacts, RunId, RunKind, RunSpec, RunState, Store, Totals,
-};
+use arbiter_store::{Location, Pairing, RunId, RunSpec, RunState, Store, Totals};
 use arbiter_tune::spsa::{Spsa, SpsaParam};
 use arbiter_tune::spsa_run::{self, SpsaConfig, StepDone};
 use tokio::sync::mpsc;
@@ -86,8 +84,9 @@ async fn tune(args: &SpsaArgs) -> anyhow::Result<Option<(RunConfig, RunId)>> {
     let facts = checked.facts();
     let mut spec = checked.resolve(&base, 0)?;
     let name = config.engine_name().to_owned();
-    spec.players[0].name = format!("{name}+");
-    spec.players[1].name = format!("{name}-");
+    let [plus, minus] = spsa_run::side_names(&name);
+    spec.players[0].name = plus;
+    spec.players[1].name = minus;
     let params = config.params(&spec.players[0], &base)?;
     if let Some(file) = &config.spsa.params_file {
         // A UCI engine is asked what it declares before anything is played or stored.
@@ -189,12 +188,7 @@ async fn tune(args: &SpsaArgs) -> anyhow::Result<Option<(RunConfig, RunId)>> {
                     second: 1,
                     pairs_planned: spsa.hyper().pairs,
                 }],
-                facts: Some(RunFacts {
-                    kind: RunKind::Spsa,
-                    games_planned: spsa.hyper().pairs.saturating_mul(2),
-                    sprt: None,
-                    ..facts
-                }),
+                facts: Some(spsa_run::tuning_facts(&spsa, facts)),
                 confirms: None,
             };
             (store.create_tuning_run(&run_spec, &setup).await?, "new run")

@@ -6,7 +6,7 @@ use arbiter_records::entries::{book_entry, GameEntry, MoveTime};
 use arbiter_rules::Termination;
 use arbiter_stats::{EloModel, Sprt};
 use arbiter_store::{
-    CommittedPair, GameResult, Run, RunId, RunKind, Store, StoredGame, Totals, Upgrade,
+    CommittedPair, GameResult, JudgedOn, Run, RunId, RunKind, Store, StoredGame, Totals, Upgrade,
 };
 use futures_util::TryStreamExt;
 
@@ -53,6 +53,8 @@ pub struct RunData {
     pub run: Run,
     /// The SPRT the run was played under; none for a fixed-length match or a tournament.
     pub sprt: Option<Sprt>,
+    /// Which pairs its verdict was judged on.
+    pub judged_on: JudgedOn,
     /// Played in colour-swapped pairs: the statistics are pentanomial, else trinomial.
     pub paired: bool,
     /// `match`, `round-robin` or `gauntlet`.
@@ -153,6 +155,10 @@ impl RunData {
         Ok(RunData {
             run: found,
             sprt,
+            judged_on: facts
+                .sprt
+                .as_ref()
+                .map_or_else(JudgedOn::default, |s| s.judged_on),
             paired: facts.paired(),
             // The layout of the games: self-play and a tuning run are one pairing of two
             // engines, as their reports have always said.
@@ -286,6 +292,7 @@ mod tests {
                 alpha: 0.1,
                 beta: 0.05,
                 model: model.into(),
+                judged_on: JudgedOn::AllPairs,
             }),
             games_planned: 7,
             clocks: vec![

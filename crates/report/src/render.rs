@@ -7,7 +7,7 @@ use std::str::FromStr;
 
 use arbiter_records::entries::RunResults;
 use arbiter_records::standings::{self, PairingResult, Standings, StandingsRow};
-use arbiter_store::{RunOutcome, RunState};
+use arbiter_store::{JudgedOn, RunOutcome, RunState, Totals};
 use serde::Serialize;
 
 use crate::charts;
@@ -76,6 +76,10 @@ pub struct Summary {
     pub sprt_model: Option<String>,
     /// After the SPRT decided: the stopping-aware Elo beside the plain `elo` (fishtest #1924).
     pub sprt_elo: Option<SprtEstimate>,
+    /// Where the SPRT was judged on fewer pairs than the run holds: the prefix's pairs (the
+    /// first ones in schedule order, none missing, up to the decision); `llr` and `state` are
+    /// the prefix's, the counts and the Elo every pair's.
+    pub sprt_judged_pairs: Option<u64>,
 }
 
 /// What the charts draw, as numbers.
@@ -123,12 +127,23 @@ impl Report {
             move |source| ReportError::Stats { run, what, source }
         };
         let tournament = data.is_tournament();
-        let llr = match (&data.sprt, tournament) {
-            (Some(sprt), false) => Some(
-                series::llr_path(sprt, &data.pairs, data.paired)
-                    .map_err(stats_error("the LLR path"))?,
+        // The path the verdict took, and the totals it rests on: every pair in commit order,
+        // or the prefix in schedule order, as the run was judged.
+        let (llr, judged) = match (&data.sprt, tournament, data.judged_on) {
+            (Some(sprt), false, JudgedOn::AllPairs) => (
+                Some(
+                    series::llr_path(sprt, &data.pairs, data.paired)
+                        .map_err(stats_error("the LLR path"))?,
+                ),
+                data.totals,
             ),
-            _ => None,
+            (Some(sprt), false, JudgedOn::Prefix) => {
+                let pairings = data.run.spec.pairings.len() as u64;
+                let (path, judged) = series::prefix_path(sprt, &data.pairs, pairings, data.paired)
+                    .map_err(stats_error("the LLR path"))?;
+                (Some(path), judged)
+            }
+            _ => (None, data.totals),
         };
         let longest = data.games.iter().map(|g| g.plies).max().unwrap_or(0);
         let series = Series {
@@ -166,7 +181,7 @@ impl Report {
         } else {
             None
         };
-        let mut summary = summary(data);
+        let mut summary = summary(data, &judged);
         if let (
             Some(sprt),
             Some(LlrPath {
@@ -175,7 +190,7 @@ impl Report {
         ) = (&data.sprt, &series.llr)
         {
             summary.sprt_elo = Some(
-                series::sprt_estimate(sprt, &data.totals, data.paired)
+                series::sprt_estimate(sprt, &judged, data.paired)
                     .map_err(stats_error("the SPRT-aware Elo"))?,
             );
         }
@@ -281,6 +296,15 @@ impl Report {
         }
         if let (Some([e0, e1]), Some(model)) = (s.sprt_bounds, &s.sprt_model) {
             rows.push(("SPRT", format!("[{e0}, {e1}] {model}")));
+        }
+        if let Some(judged) = s.sprt_judged_pairs {
+            rows.push((
+                "SPRT judged on",
+                format!(
+                    "the first {judged} of {} pairs (the prefix the verdict was reached on)",
+                    s.results.pairs
+                ),
+            ));
         }
         rows
     }
@@ -607,19 +631,21 @@ pub(crate) fn escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-fn summary(data: &RunData) -> Summary {
+/// The summary of `data`, whose SPRT was judged on the totals `judged` (all its pairs, or its
+/// prefix).
+fn summary(data: &RunData, judged: &Totals) -> Summary {
     let totals = &data.totals;
     let tournament = data.is_tournament();
-    // The SPRT's status of the totals: the LLR path's last point.
+    // The SPRT's status of what it was judged on: the LLR path's last point.
     let status = data
         .sprt
         .as_ref()
-        .filter(|_| !tournament && totals.pairs > 0)
+        .filter(|_| !tournament && judged.pairs > 0)
         .and_then(|sprt| {
             sprt.status(&arbiter_stats::Sample::of_run(
                 data.paired,
-                totals.wdl(),
-                totals.pentanomial,
+                judged.wdl(),
+                judged.pentanomial,
             ))
             .ok()
         });
@@ -641,6 +667,8 @@ fn summary(data: &RunData) -> Summary {
         sprt_beta: data.sprt.as_ref().map(|s| s.beta()),
         sprt_model: data.sprt.as_ref().map(|s| s.model().name().to_owned()),
         sprt_elo: None,
+        sprt_judged_pairs: (data.sprt.is_some() && !tournament && judged != totals)
+            .then_some(judged.pairs),
     }
 }
 

@@ -69,6 +69,58 @@ pub fn llr_path(sprt: &Sprt, pairs: &[CommittedPair], paired: bool) -> Result<Ll
     })
 }
 
+/// The SPRT's path over a run judged on its prefix ([`JudgedOn::Prefix`]): the pairs in
+/// schedule order (unit u is pair u / P of pairing u % P, with P `pairings`) from the first,
+/// while none is missing, up to the one after which the test decided, the rule the run's
+/// verdict was reached by. The points count units of the prefix. Returns the path and the
+/// totals the verdict rests on.
+///
+/// [`JudgedOn::Prefix`]: arbiter_store::JudgedOn::Prefix
+pub fn prefix_path(
+    sprt: &Sprt,
+    pairs: &[CommittedPair],
+    pairings: u64,
+    paired: bool,
+) -> Result<(LlrPath, Totals), StatsError> {
+    let pairings = pairings.max(1);
+    let unit = |pair: &CommittedPair| pair.key.index * pairings + u64::from(pair.key.pairing);
+    let mut in_order: Vec<&CommittedPair> = pairs.iter().collect();
+    in_order.sort_by_key(|pair| unit(pair));
+    let bounds = sprt.wald_bounds();
+    let mut totals = Totals::default();
+    let mut points = Vec::new();
+    let mut decision = None;
+    for (expected, pair) in (0u64..).zip(in_order) {
+        if unit(pair) != expected {
+            break;
+        }
+        totals.add(pair.tally);
+        let status = sprt.status(&Sample::of_run(paired, totals.wdl(), totals.pentanomial))?;
+        let units = expected + 1;
+        points.push(LlrPoint {
+            pairs: units,
+            llr: status.llr,
+        });
+        if status.state != SprtState::Continue {
+            decision = Some(Decision {
+                pairs: units,
+                llr: status.llr,
+                state: status.state.as_str(),
+            });
+            break;
+        }
+    }
+    Ok((
+        LlrPath {
+            points,
+            lower_bound: bounds.lower,
+            upper_bound: bounds.upper,
+            decision,
+        },
+        totals,
+    ))
+}
+
 /// Elo and its 95% interval after some games.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct EloPoint {
@@ -580,6 +632,63 @@ mod tests {
             .expect("a crossing");
         let decision = path.decision.expect("decided");
         assert_eq!((decision.pairs, decision.state), (first.pairs, "H1"));
+    }
+
+    /// The prefix is walked in schedule order whatever the commit order, and stops at the
+    /// first missing pair: its points are those of the all-pairs path over the same pairs
+    /// committed in order, up to the gap.
+    #[test]
+    fn the_prefix_path_walks_schedule_order_up_to_the_first_gap() {
+        let sprt = Sprt::new(0.05, 0.05, 0.0, 5.0, EloModel::Normalized).unwrap();
+        let in_order = sample_pairs();
+        let in_order_path = llr_path(&sprt, &in_order, true).unwrap();
+        // Committed out of order, and pair 5 (index 5) missing.
+        let mut shuffled: Vec<CommittedPair> =
+            [3, 0, 7, 1, 2, 6, 4].iter().map(|&i| in_order[i]).collect();
+        for (sequence, pair) in (1..).zip(&mut shuffled) {
+            pair.sequence = sequence;
+        }
+        let (path, judged) = prefix_path(&sprt, &shuffled, 1, true).unwrap();
+        assert_eq!(path.points, in_order_path.points[..5]);
+        assert_eq!(path.decision, None);
+        let mut expected = Totals::default();
+        in_order[..5].iter().for_each(|p| expected.add(p.tally));
+        assert_eq!(judged, expected);
+        // All-pairs over the same commits would have judged on seven pairs.
+        assert_eq!(llr_path(&sprt, &shuffled, true).unwrap().points.len(), 7);
+    }
+
+    /// The prefix stops at the decision: pairs committed after it are not its evidence.
+    #[test]
+    fn the_prefix_path_stops_at_the_decision() {
+        let sprt = Sprt::new(0.45, 0.45, -50.0, 50.0, EloModel::Logistic).unwrap();
+        let pairs = sample_pairs();
+        let decided = llr_path(&sprt, &pairs, true).unwrap().decision.unwrap();
+        let (path, judged) = prefix_path(&sprt, &pairs, 1, true).unwrap();
+        assert_eq!(path.decision, Some(decided));
+        assert_eq!(path.points.len() as u64, decided.pairs);
+        assert_eq!(judged.pairs, decided.pairs);
+        assert!(
+            decided.pairs < pairs.len() as u64,
+            "the test needs pairs after it"
+        );
+    }
+
+    /// Two pairings: unit u is pair u / 2 of pairing u % 2.
+    #[test]
+    fn the_prefix_orders_units_across_pairings() {
+        let sprt = Sprt::new(0.05, 0.05, 0.0, 5.0, EloModel::Normalized).unwrap();
+        let mut pairs = sample_pairs();
+        for (n, pair) in pairs.iter_mut().enumerate() {
+            pair.key = PairKey {
+                pairing: (n % 2) as u32,
+                index: n as u64 / 2,
+            };
+        }
+        pairs.reverse();
+        let (path, _) = prefix_path(&sprt, &pairs, 2, true).unwrap();
+        let in_order_path = llr_path(&sprt, &sample_pairs(), true).unwrap();
+        assert_eq!(path.points, in_order_path.points);
     }
 
     #[test]

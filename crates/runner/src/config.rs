@@ -37,7 +37,7 @@ use std::time::Duration;
 
 use arbiter_rules::{DrawApplication, InsufficientMaterial, RuleSet, StalemateRule};
 use arbiter_stats::{EloModel, Sprt};
-use arbiter_store::{Clock, RunFacts, RunKind, SampleModel, SprtFacts};
+use arbiter_store::{Clock, JudgedOn, RunFacts, RunKind, SampleModel, SprtFacts};
 use serde::{Deserialize, Serialize};
 
 use crate::adjudication::{Adjudication, DrawRule, ResignRule};
@@ -1027,6 +1027,10 @@ impl CheckedConfig {
                 alpha: sprt.alpha(),
                 beta: sprt.beta(),
                 model: sprt.model().name().to_owned(),
+                judged_on: match self.judge {
+                    SprtJudge::Prefix => JudgedOn::Prefix,
+                    SprtJudge::All => JudgedOn::AllPairs,
+                },
             }),
             games_planned: self.games,
             clocks: self

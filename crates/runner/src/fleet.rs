@@ -11,6 +11,10 @@
 //! and the system of record; the machines' own schedulers (systemd, Kubernetes, Slurm) start
 //! and restart workers. Nothing here keeps state a restart would lose: a killed worker's batch
 //! is played again by whoever claims it after its lease.
+//!
+//! A tuning run is queued with [`submit_tuning`] and played by a worker given a [`Tuner`]:
+//! each batch is a step, its players are the tuner's perturbation of the run's values at the
+//! claim, and its submit applies the tuner's update in the store's transaction.
 
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
@@ -19,8 +23,9 @@ use std::time::{Duration, Instant};
 
 use arbiter_stats::SprtState;
 use arbiter_store::{
-    sha256_hex, Heartbeat, Lease, PairRecord, Pairing, Queue, RunFile, RunId, RunOutcome, RunSpec,
-    RunState, Store, StoreError, Submitted, Totals, WorkerId, WorkerInfo,
+    sha256_hex, Heartbeat, JudgedOn, Lease, PairRecord, Pairing, Queue, RunFacts, RunFile, RunId,
+    RunOutcome, RunSpec, RunState, SprtFacts, Store, StoreError, Submitted, Totals, TuningSetup,
+    TuningStep, WorkerId, WorkerInfo,
 };
 use futures_util::future::BoxFuture;
 use tokio::sync::{mpsc, watch};
@@ -28,8 +33,9 @@ use tokio::sync::{mpsc, watch};
 use crate::config::{CheckedConfig, ConfigError, Program, RunConfig};
 use crate::lifecycle::{fresh_seed, lineage};
 use crate::play::{play_with, End, Event, Flow, MatchError, PairSink, PlayedPair, Players};
+use crate::player::PlayerSpec;
 use crate::sinks::sprt_status;
-use crate::spec::{pairs_in, MatchSpec, SprtJudge};
+use crate::spec::{pairs_in, MatchSpec, PlaySpec, SprtJudge};
 use crate::tc::TimeControl;
 
 /// What stops a submit or a worker.
@@ -60,6 +66,9 @@ pub struct SubmitOptions {
     /// Pairs per batch; by default what a batch of a few minutes holds at the run's time
     /// control ([`batch_pairs`]).
     pub batch_pairs: Option<u64>,
+    /// The submitting process writes the configuration's exports and report itself, from the
+    /// database, as it plays the run beside the workers (`arbiter match CONFIG --db URL`).
+    pub writes_exports: bool,
 }
 
 /// A run as [`submit`] queued it.
@@ -83,7 +92,37 @@ pub fn submit<'a>(
     base: &'a Path,
     options: &'a SubmitOptions,
 ) -> BoxFuture<'a, Result<SubmittedRun, FleetError>> {
-    Box::pin(submit_body(store, config, base, options))
+    Box::pin(submit_body(store, config, base, options, None))
+}
+
+/// A tuning run as the tuner queues it: the match its steps play is the configuration given
+/// to [`submit_tuning`]; this is the rest, which only the tuner knows.
+#[derive(Clone, Debug)]
+pub struct TuningSubmission {
+    /// The name the run's lineage goes by (`NAME`, then `NAME-2` ...).
+    pub run_name: String,
+    /// The configuration text stored with the run (the tuner's own sections included), which
+    /// the worker's [`Tuner::open`] reads back.
+    pub config: String,
+    /// The run's engines as stored (the tuned engine at the plus and the minus side).
+    pub engines: Vec<String>,
+    pub setup: TuningSetup,
+    pub facts: RunFacts,
+    /// Pairs a step plays at one perturbation: a batch is a step.
+    pub step_pairs: u64,
+}
+
+/// Queues a tuning run: `config` is the match of the tuned engine against itself that its
+/// steps play (checked and stored with its files as [`submit`] does), `tuning` the rest. Its
+/// batches are its steps, played by workers with a [`Tuner`].
+pub fn submit_tuning<'a>(
+    store: &'a Store,
+    config: RunConfig,
+    base: &'a Path,
+    options: &'a SubmitOptions,
+    tuning: &'a TuningSubmission,
+) -> BoxFuture<'a, Result<SubmittedRun, FleetError>> {
+    Box::pin(submit_body(store, config, base, options, Some(tuning)))
 }
 
 async fn submit_body(
@@ -91,6 +130,7 @@ async fn submit_body(
     config: RunConfig,
     base: &Path,
     options: &SubmitOptions,
+    tuning: Option<&TuningSubmission>,
 ) -> Result<SubmittedRun, FleetError> {
     let checked = config.check()?;
     let mut warnings = checked.warnings.clone();
@@ -101,7 +141,7 @@ async fn submit_body(
         ("report", config.report.is_some()),
         ("log", config.log.is_some()),
     ] {
-        if set {
+        if set && !options.writes_exports {
             warnings.push(format!(
                 "{field} is not written for a queued run: its games are in the database \
                  (`arbiter report RUN --db URL`)"
@@ -128,18 +168,32 @@ async fn submit_body(
         })
         .collect();
     let seed = config.seed.unwrap_or_else(fresh_seed);
-    let name = lineage(store, &config.run_name()).await?.next_name;
+    let run_name = tuning.map_or_else(|| config.run_name(), |t| t.run_name.clone());
+    let name = lineage(store, &run_name).await?.next_name;
     let pairings = checked.pairings.len();
     let units = checked.pairs;
-    let batch_units = options
-        .batch_pairs
-        .unwrap_or_else(|| batch_pairs(&checked.time_controls))
-        .clamp(1, units.max(1));
+    let batch_units = match tuning {
+        // A batch is a step: its pairs are played at one perturbation.
+        Some(tuning) => {
+            if options.batch_pairs.is_some_and(|b| b != tuning.step_pairs) {
+                warnings.push(format!(
+                    "--batch-pairs is not used for a tuning run: a batch is a step's {} pairs \
+                     (spsa.pairs_per_step)",
+                    tuning.step_pairs
+                ));
+            }
+            tuning.step_pairs
+        }
+        None => options
+            .batch_pairs
+            .unwrap_or_else(|| batch_pairs(&checked.time_controls)),
+    }
+    .clamp(1, units.max(1));
     let stored = RunConfig {
         folder: None,
         ..config.clone()
     };
-    let spec = RunSpec {
+    let mut spec = RunSpec {
         name: name.clone(),
         seed,
         config: stored.canonical(),
@@ -154,21 +208,32 @@ async fn submit_body(
                 }
             })
             .collect(),
-        facts: Some(checked.facts()),
+        facts: Some(RunFacts {
+            // Whatever the configuration says: workers' batches finish in any order.
+            sprt: checked.facts().sprt.map(|sprt| SprtFacts {
+                judged_on: JudgedOn::Prefix,
+                ..sprt
+            }),
+            ..checked.facts()
+        }),
         confirms: None,
     };
-    let run = store
-        .queue_run(
-            &spec,
-            &Queue {
-                priority: options.priority,
-                worker_limit: options.worker_limit,
-                batch_units,
-                signatures,
-                files,
-            },
-        )
-        .await?;
+    let queue = Queue {
+        priority: options.priority,
+        worker_limit: options.worker_limit,
+        batch_units,
+        signatures,
+        files,
+    };
+    let run = match tuning {
+        None => store.queue_run(&spec, &queue).await?,
+        Some(tuning) => {
+            spec.config = tuning.config.clone();
+            spec.engines = tuning.engines.clone();
+            spec.facts = Some(tuning.facts.clone());
+            store.queue_tuning_run(&spec, &tuning.setup, &queue).await?
+        }
+    };
     Ok(SubmittedRun {
         run,
         name,
@@ -282,6 +347,55 @@ fn staunton_signature() -> String {
     format!("staunton@{}", env!("CARGO_PKG_VERSION"))
 }
 
+/// The tuner's part of a worker. A tuning run's batch plays the tuned engine at a
+/// perturbation of the run's values as the worker finds them when it claims the batch, and its
+/// submit applies the update to the values the run has then (other workers' batches may have
+/// moved them): both are the tuner's, and the tuner is built on the runner, so a worker that
+/// tunes is given one (`arbiter worker` gives SPSA's).
+pub trait Tuner: Send + Sync + std::fmt::Debug {
+    /// Reads a stored tuning run: its configuration text (`origin` names it in errors), its
+    /// set-up and its seed. Returns the match its steps play, which the worker resolves as it
+    /// resolves a match, and the run's plan; the error says why this worker cannot tune it.
+    fn open(
+        &self,
+        config: &str,
+        origin: &str,
+        setup: &TuningSetup,
+        seed: u64,
+    ) -> Result<(RunConfig, Box<dyn TuningPlan>), String>;
+}
+
+/// A tuning run as a [`Tuner`] opened it on a worker.
+pub trait TuningPlan: Send + Sync {
+    /// Whether this worker can tune the resolved match's `players` (a UCI engine declares the
+    /// options tuned: one that does not would ignore them and tune nothing), checked once per
+    /// run before its first batch; the error is why the worker leaves the run to others.
+    fn check<'a>(&'a self, players: &'a [PlayerSpec]) -> BoxFuture<'a, Result<(), String>>;
+
+    /// Batch `lease`'s players, made from the resolved match's `players`, at a perturbation of
+    /// `theta` (the values the run's last step left, as the tuner stored them; `None` before
+    /// the first step).
+    fn batch(
+        &self,
+        players: &[PlayerSpec],
+        lease: &Lease,
+        theta: Option<&str>,
+    ) -> Result<TunedBatch, String>;
+}
+
+/// The step a tuning batch's games make: given the step's number, the values the run has when
+/// the batch is submitted (`None`: the start) and the games' tally from the first player's
+/// side.
+pub type MakeTunedStep =
+    dyn Fn(u64, Option<&str>, &Totals) -> Result<TuningStep, String> + Send + Sync;
+
+/// One batch of a tuning run, as its [`TuningPlan`] plans it.
+pub struct TunedBatch {
+    /// The two sides of the perturbation.
+    pub players: Vec<PlayerSpec>,
+    pub step: Box<MakeTunedStep>,
+}
+
 /// How a worker runs.
 #[derive(Clone, Debug)]
 pub struct WorkerOptions {
@@ -301,6 +415,8 @@ pub struct WorkerOptions {
     /// Play this run only, until it is over (`arbiter match CONFIG --db URL`, the process that
     /// queued it playing its batches beside whichever workers join); none for any run.
     pub run: Option<RunId>,
+    /// What plays tuning runs' batches; a worker without one leaves tuning runs to others.
+    pub tuner: Option<Arc<dyn Tuner>>,
 }
 
 /// What a worker reports as it goes.
@@ -344,6 +460,8 @@ struct Prepared {
     spec: MatchSpec,
     signatures: String,
     players: Arc<Players>,
+    /// A tuning run's plan; none for a match.
+    tuning: Option<Box<dyn TuningPlan>>,
 }
 
 /// The worker: claims batches from `store` until there are none (with `exit_when_idle`) or
@@ -485,6 +603,13 @@ async fn work_body(
                 prepare(&store, lease.run, options)
             })
             .await?;
+            let ready = match ready {
+                Ok(ready) => match &ready.tuning {
+                    Some(plan) => plan.check(&ready.spec.play.players).await.map(|()| ready),
+                    None => Ok(ready),
+                },
+                Err(reason) => Err(reason),
+            };
             match ready {
                 Ok(ready) => prepared = Some(ready),
                 Err(reason) => {
@@ -505,25 +630,76 @@ async fn work_body(
         let Some(ready) = prepared.as_ref() else {
             continue;
         };
+        // A tuning run's batch is played at a perturbation of the run's values as they are
+        // now.
+        let tuned = match &ready.tuning {
+            None => None,
+            Some(plan) => {
+                let steps = retrying("reading the run's values", events, &cancel, || {
+                    store.tuning_steps(lease.run)
+                })
+                .await?;
+                let theta = steps.last().map(|last| last.step.theta.as_str());
+                match plan.batch(&ready.spec.play.players, &lease, theta) {
+                    Ok(batch) => Some(batch),
+                    Err(reason) => {
+                        leave(
+                            &store,
+                            &lease,
+                            reason,
+                            &mut excluded,
+                            options,
+                            events,
+                            &cancel,
+                        )
+                        .await?;
+                        continue;
+                    }
+                }
+            }
+        };
+        let play = match &tuned {
+            None => Arc::clone(&ready.spec.play),
+            Some(batch) => Arc::new(PlaySpec {
+                players: batch.players.clone(),
+                ..(*ready.spec.play).clone()
+            }),
+        };
         let _ = events.send(WorkerEvent::Claimed(ready.name.clone(), lease.clone()));
         // An engine that cannot start here (a missing library, a script that exits at once) is
         // this worker's trouble, not the run's: it gives the batch back and leaves the run to
         // others, rather than exit, be restarted by its scheduler, get its own lease back and
         // fail on it forever. The store's errors stay errors (retried where transient).
-        let played = match play_batch(&store, ready, &lease, options, events, &mut cancel).await {
-            Ok(played) => played,
-            Err(FleetError::Match(MatchError::Store(e))) => return Err(e.into()),
-            Err(FleetError::Match(e)) => BatchEnd::Fault(e.to_string()),
-            Err(e) => return Err(e),
-        };
+        let played =
+            match play_batch(&store, ready, play, &lease, options, events, &mut cancel).await {
+                Ok(played) => played,
+                Err(FleetError::Match(MatchError::Store(e))) => return Err(e.into()),
+                Err(FleetError::Match(e)) => BatchEnd::Fault(e.to_string()),
+                Err(e) => return Err(e),
+            };
         match played {
             BatchEnd::Played(pairs) => {
                 let spec = &ready.spec;
+                let tally = pairs.iter().fold(Totals::default(), |mut tally, pair| {
+                    tally.add(pair.tally);
+                    tally
+                });
                 let submitted = retrying("submitting a batch", events, &cancel, || async {
-                    let mut decide = |totals: &Totals| verdict_of(spec, totals);
-                    store
-                        .submit_batch(&lease, &pairs, &ready.signatures, &mut decide)
-                        .await
+                    match &tuned {
+                        None => {
+                            let mut decide = |totals: &Totals| verdict_of(spec, totals);
+                            store
+                                .submit_batch(&lease, &pairs, &ready.signatures, &mut decide)
+                                .await
+                        }
+                        Some(batch) => {
+                            let mut make =
+                                |step: u64, theta: Option<&str>| (batch.step)(step, theta, &tally);
+                            store
+                                .submit_tuning_batch(&lease, &tally, &ready.signatures, &mut make)
+                                .await
+                        }
+                    }
                 })
                 .await;
                 match submitted {
@@ -598,11 +774,15 @@ async fn advance_stale(
             None => {
                 let found = store.run(run).await?;
                 let files = store.run_files(run).await?;
-                let spec = prepare_here(&found, files, options).and_then(|here| {
-                    here.checked
-                        .resolve(Path::new("."), found.spec.seed)
-                        .map_err(|e| e.to_string())
-                });
+                let origin = format!("run {run}");
+                let spec = RunConfig::parse(&found.spec.config, &origin)
+                    .map_err(|e| e.to_string())
+                    .and_then(|config| prepare_here(&found, config, files, options))
+                    .and_then(|here| {
+                        here.checked
+                            .resolve(Path::new("."), found.spec.seed)
+                            .map_err(|e| e.to_string())
+                    });
                 match spec {
                     Ok(spec) => {
                         resolved = spec;
@@ -704,13 +884,33 @@ async fn prepare(
     options: &WorkerOptions,
 ) -> Result<Result<Prepared, String>, StoreError> {
     let found = store.run(run).await?;
+    let setup = store.tuning_setup(run).await?;
     let files = store.run_files(run).await?;
-    let stored = match prepare_here(&found, files, options) {
+    let origin = format!("run {run}");
+    let (config, tuning) = match (&setup, &options.tuner) {
+        (None, _) => match RunConfig::parse(&found.spec.config, &origin) {
+            Ok(config) => (config, None),
+            Err(e) => return Ok(Err(e.to_string())),
+        },
+        (Some(setup), Some(tuner)) => {
+            match tuner.open(&found.spec.config, &origin, setup, found.spec.seed) {
+                Ok((config, plan)) => (config, Some(plan)),
+                Err(reason) => return Ok(Err(reason)),
+            }
+        }
+        (Some(setup), None) => {
+            return Ok(Err(format!(
+                "run {run} is a tuning run ({}), and this worker plays matches only",
+                setup.method.as_str()
+            )))
+        }
+    };
+    let stored = match prepare_here(&found, config, files, options) {
         Ok(here) => here,
         Err(reason) => return Ok(Err(reason)),
     };
     let signatures = store.adopt_signatures(run, &stored.mine).await?;
-    Ok(stored.finish(&found, &signatures, options))
+    Ok(stored.finish(&found, &signatures, options, tuning))
 }
 
 /// A run's configuration resolved against its stored files, and this worker's engine
@@ -722,12 +922,11 @@ struct Resolved {
 
 fn prepare_here(
     found: &arbiter_store::Run,
+    mut config: RunConfig,
     files: Vec<RunFile>,
     options: &WorkerOptions,
 ) -> Result<Resolved, String> {
     let run = found.id;
-    let mut config =
-        RunConfig::parse(&found.spec.config, &format!("run {run}")).map_err(|e| e.to_string())?;
     // A worker writes no exports: the games are in the database.
     config.pgnout = None;
     config.jsonl = None;
@@ -784,6 +983,7 @@ impl Resolved {
         found: &arbiter_store::Run,
         stored: &[Option<String>],
         options: &WorkerOptions,
+        tuning: Option<Box<dyn TuningPlan>>,
     ) -> Result<Prepared, String> {
         let Resolved { checked, mine } = self;
         let run = found.id;
@@ -814,6 +1014,7 @@ impl Resolved {
             spec,
             signatures,
             players: Arc::new(Players::default()),
+            tuning,
         })
     }
 }
@@ -864,6 +1065,7 @@ impl PairSink for BatchSink<'_> {
 async fn play_batch(
     store: &Arc<Store>,
     ready: &Prepared,
+    spec: Arc<PlaySpec>,
     lease: &Lease,
     options: &WorkerOptions,
     events: &mpsc::UnboundedSender<WorkerEvent>,
@@ -925,7 +1127,6 @@ async fn play_batch(
             }
         })
     };
-    let spec = Arc::clone(&ready.spec.play);
     let mut sink = BatchSink {
         spec: &ready.spec,
         run: ready.run,

@@ -42,7 +42,7 @@ pub struct RunFacts {
 
 impl RunFacts {
     /// The layout this build writes.
-    pub const VERSION: u32 = 1;
+    pub const VERSION: u32 = 2;
 
     /// The document as stored.
     pub(crate) fn to_json(&self) -> String {
@@ -111,6 +111,24 @@ pub struct SprtFacts {
     /// The Elo model's name as `arbiter_stats::EloModel` parses it: `normalized`, `logistic`
     /// or `bayeselo`.
     pub model: String,
+    /// Which pairs the verdict was judged on. Facts written before this field (version 1)
+    /// were judged on every pair, as cutechess judges.
+    #[serde(default)]
+    pub judged_on: JudgedOn,
+}
+
+/// Which of a run's pairs its SPRT is judged on: the verdict a report shows must be the one
+/// the run reached.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum JudgedOn {
+    /// Every pair, in the order they were committed (cutechess's rule).
+    #[default]
+    AllPairs,
+    /// The prefix: units 0 to k - 1, all played, in schedule order, up to the unit after which
+    /// the SPRT decided (the fleet's rule, and a local run's by default), so that the verdict
+    /// does not depend on which games finished first.
+    Prefix,
 }
 
 /// An engine's clock: what the report's time charts measure its moves against.
@@ -176,6 +194,7 @@ mod tests {
                 alpha: 0.05,
                 beta: 0.05,
                 model: "normalized".into(),
+                judged_on: JudgedOn::Prefix,
             }),
             games_planned: 13,
             clocks: vec![

@@ -5,7 +5,7 @@
 use std::fmt;
 use std::ops::Range;
 
-use crate::model::{Run, RunId, RunOutcome, Totals};
+use crate::model::{Run, RunId, RunOutcome, Totals, TuningStep};
 
 /// The database id of a worker.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -116,6 +116,11 @@ pub struct Prefix {
     pub totals: Totals,
 }
 
+/// What makes a queued tuning run's step of a batch (the tuner's update), given the step's
+/// number and the values the last committed step left (its JSON; `None` before the first):
+/// the step to store, or why there is none.
+pub type MakeStep<'a> = dyn FnMut(u64, Option<&str>) -> Result<TuningStep, String> + Send + 'a;
+
 /// What [`Store::submit_batch`](crate::Store::submit_batch) did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Submitted {
@@ -124,6 +129,13 @@ pub enum Submitted {
     /// advance closed the run.
     Counted {
         prefix: Prefix,
+        verdict: Option<RunOutcome>,
+    },
+    /// A batch of a tuning run counted, in one transaction with the update it made: the
+    /// run's step `step` (steps are numbered in the order their updates were applied);
+    /// `verdict` if this batch was the run's last.
+    Stepped {
+        step: u64,
         verdict: Option<RunOutcome>,
     },
     /// The batch was counted before (a retry, or a worker whose lease had moved on): nothing

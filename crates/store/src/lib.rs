@@ -245,6 +245,13 @@
 //!   ([`QueuedRun::prefix`]).
 //! - **Stopping is a state.** A run finished or stopped with [`Store::finish_run`] reaches its
 //!   workers in their next heartbeat ([`Heartbeat::RunClosed`]).
+//! - **A tuning run can be queued too** ([`Store::queue_tuning_run`]): its batches are its
+//!   steps, and [`Store::submit_tuning_batch`] counts one in one transaction keyed by (run,
+//!   batch) with the update it makes, which the tuner computes inside that transaction from
+//!   the values the run's last step left ([`MakeStep`]). The run's row, locked by the submit,
+//!   makes one run's updates follow each other, each from the values the one before left; the
+//!   steps are numbered in that order, and the batch row's key makes a second submit count
+//!   nothing.
 
 // A library speaks through its caller (events, writers, errors); the terminal is the binary's.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
@@ -267,10 +274,10 @@ use futures_util::future::BoxFuture;
 use futures_util::stream::BoxStream;
 
 pub use error::{Result, StoreError};
-pub use facts::{Clock, RunFacts, RunKind, SampleModel, SprtFacts, Upgrade};
+pub use facts::{Clock, JudgedOn, RunFacts, RunKind, SampleModel, SprtFacts, Upgrade};
 pub use fleet::{
-    Advanced, BatchCounts, Heartbeat, Lease, Prefix, Queue, QueuedRun, RunFile, Submitted, Worker,
-    WorkerId, WorkerInfo,
+    Advanced, BatchCounts, Heartbeat, Lease, MakeStep, Prefix, Queue, QueuedRun, RunFile,
+    Submitted, Worker, WorkerId, WorkerInfo,
 };
 pub use location::Location;
 pub use model::{
@@ -525,6 +532,18 @@ impl Store {
         with_repo!(self, repo => Box::pin(repo.create_run_with(spec, None, Some(queue))))
     }
 
+    /// Stores a new tuning run queued for workers: [`Store::queue_run`] with the run's
+    /// set-up, as [`Store::create_tuning_run`] stores it, in one transaction. Its batches are
+    /// played by [`Store::claim_batch`] and counted by [`Store::submit_tuning_batch`].
+    pub fn queue_tuning_run<'a>(
+        &'a self,
+        spec: &'a RunSpec,
+        setup: &'a TuningSetup,
+        queue: &'a Queue,
+    ) -> StoreFuture<'a, RunId> {
+        with_repo!(self, repo => Box::pin(repo.create_run_with(spec, Some(setup), Some(queue))))
+    }
+
     /// Registers a worker by name (a worker restarted under its name is the same worker), or
     /// updates the one of that name.
     pub fn register_worker<'a>(&'a self, info: &'a WorkerInfo) -> StoreFuture<'a, WorkerId> {
@@ -610,6 +629,25 @@ impl Store {
     pub fn stale_runs(&self, older_than: std::time::Duration) -> StoreFuture<'_, Vec<RunId>> {
         let older_than_ms = i64::try_from(older_than.as_millis()).unwrap_or(i64::MAX);
         with_repo!(self, repo => Box::pin(repo.stale_runs(older_than_ms)))
+    }
+
+    /// Counts a played batch of a queued tuning run exactly once, in one transaction: `make`
+    /// is given the next step's number and the values the last committed step left (the
+    /// tuner's JSON; `None` before the first step) and returns the step, whose update is then
+    /// stored under its key with the batch marked done (with `tally`, its games from the plus
+    /// side, and the engines' `signatures`), and the run is closed when its last batch is
+    /// counted. Updates of one run follow each other, each from the values the one before
+    /// left, whichever workers submit at once. A second submit of a counted batch counts
+    /// nothing ([`Submitted::AlreadyCounted`]); `make`'s refusal is
+    /// [`StoreError::InvalidStep`], and nothing is written.
+    pub fn submit_tuning_batch<'a>(
+        &'a self,
+        lease: &'a Lease,
+        tally: &'a Totals,
+        signatures: &'a str,
+        make: &'a mut MakeStep<'_>,
+    ) -> StoreFuture<'a, Submitted> {
+        with_repo!(self, repo => Box::pin(repo.submit_tuning_batch(lease, tally, signatures, make)))
     }
 
     /// The queued runs, highest priority first, with their batches' progress, prefix and

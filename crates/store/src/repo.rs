@@ -389,14 +389,62 @@ where
 
     /// The one transaction that makes a tuning step count.
     pub(crate) async fn commit_step(&self, run: RunId, step: &TuningStep) -> Result<Committed> {
-        let invalid = |reason: String| StoreError::InvalidStep {
+        let operation = || format!("committing step {} of run {run}", step.step);
+        let counts = self.step_counts(run, step)?;
+        let now = now_ms();
+        let mut tx = self.begin_write(&operation).await?;
+
+        // 1. Only a running run takes steps (and on PostgreSQL this locks its row, so that
+        //    steps and `finish_run` of one run go one at a time).
+        if self
+            .touch_running(&mut tx, run, now, &operation)
+            .await?
+            .is_none()
+        {
+            drop(tx);
+            return Err(self.why_closed(run).await);
+        }
+
+        // 2. Steps follow each other: step s starts from the values step s - 1 left, so a gap
+        //    is a tuner's bug, never a state to keep.
+        let Some(next) = self.next_step(&mut tx, run, &operation).await? else {
+            drop(tx);
+            return Err(self.invalid_step(run, step, format!("run {run} is not a tuning run")));
+        };
+        if step.step > next {
+            drop(tx);
+            return Err(self.invalid_step(
+                run,
+                step,
+                format!("the run has {next} committed step(s), so the next is step {next}"),
+            ));
+        }
+
+        // 3. The exactly-once key. A step already present inserts nothing and changes nothing.
+        let inserted = self
+            .insert_step(&mut tx, run, step, counts, now, &operation)
+            .await?;
+        if !inserted {
+            tx.rollback().await.map_err(|e| self.fail(operation(), e))?;
+            return Ok(Committed::AlreadyPresent);
+        }
+        tx.commit().await.map_err(|e| self.fail(operation(), e))?;
+        Ok(Committed::Inserted)
+    }
+
+    fn invalid_step(&self, run: RunId, step: &TuningStep, reason: String) -> StoreError {
+        StoreError::InvalidStep {
             location: self.location.to_string(),
             run,
             step: step.step,
             reason,
-        };
+        }
+    }
+
+    /// A step's counts as the database's integers, or why they cannot be a step's.
+    fn step_counts(&self, run: RunId, step: &TuningStep) -> Result<[i64; 11]> {
         if let Some(reason) = step.inconsistency() {
-            return Err(invalid(reason));
+            return Err(self.invalid_step(run, step, reason));
         }
         let t = &step.totals;
         let counts = [
@@ -414,48 +462,48 @@ where
         ]
         .map(i64::try_from);
         if counts.iter().any(Result::is_err) {
-            return Err(invalid("a count exceeds 2^63 - 1".into()));
+            return Err(self.invalid_step(run, step, "a count exceeds 2^63 - 1".into()));
         }
-        let counts = counts.map(|c| c.unwrap_or(i64::MAX));
-        let operation = || format!("committing step {} of run {run}", step.step);
-        let now = now_ms();
-        let mut tx = self.begin_write(&operation).await?;
+        Ok(counts.map(|c| c.unwrap_or(i64::MAX)))
+    }
 
-        // 1. Only a running run takes steps (and on PostgreSQL this locks its row, so that
-        //    steps and `finish_run` of one run go one at a time).
-        if self
-            .touch_running(&mut tx, run, now, &operation)
-            .await?
-            .is_none()
-        {
-            drop(tx);
-            return Err(self.why_closed(run).await);
-        }
-
-        // 2. Steps follow each other: step s starts from the values step s - 1 left, so a gap
-        //    is a tuner's bug, never a state to keep.
+    /// The number the next step of tuning run `run` takes (its committed steps), inside `tx`;
+    /// `None` if `run` is not a tuning run.
+    pub(crate) async fn next_step(
+        &self,
+        tx: &mut sqlx::Transaction<'static, DB>,
+        run: RunId,
+        operation: &impl Fn() -> String,
+    ) -> Result<Option<u64>> {
         let next: Option<i64> = sqlx::query(
-            "SELECT (SELECT COUNT(*) FROM tuning_steps WHERE run_id = $1)              FROM tuning_runs WHERE run_id = $1",
+            "SELECT (SELECT COUNT(*) FROM tuning_steps WHERE run_id = $1) \
+             FROM tuning_runs WHERE run_id = $1",
         )
         .bind(run.get())
-        .fetch_optional(&mut *tx)
+        .fetch_optional(&mut **tx)
         .await
         .and_then(|row| row.map(|row| row.try_get(0)).transpose())
         .map_err(|e| self.fail(operation(), e))?;
-        let Some(next) = next else {
-            drop(tx);
-            return Err(invalid(format!("run {run} is not a tuning run")));
-        };
-        if counts[0] > next {
-            drop(tx);
-            return Err(invalid(format!(
-                "the run has {next} committed step(s), so the next is step {next}"
-            )));
-        }
+        next.map(|n| self.non_negative(n, "tuning_steps"))
+            .transpose()
+    }
 
-        // 3. The exactly-once key. A step already present inserts nothing and changes nothing.
+    /// Inserts `step` of `run` under its exactly-once key (run, step) inside `tx`; `false` if
+    /// that step is present already (nothing is changed).
+    pub(crate) async fn insert_step(
+        &self,
+        tx: &mut sqlx::Transaction<'static, DB>,
+        run: RunId,
+        step: &TuningStep,
+        counts: [i64; 11],
+        now: i64,
+        operation: &impl Fn() -> String,
+    ) -> Result<bool> {
         let inserted = sqlx::query(
-            "INSERT INTO tuning_steps (run_id, step, iteration, pairs, wins, draws, losses,              penta_ll, penta_ld, penta_dd, penta_dw, penta_ww, perturbation, theta,              committed_at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,              $14, $15) ON CONFLICT (run_id, step) DO NOTHING RETURNING step",
+            "INSERT INTO tuning_steps (run_id, step, iteration, pairs, wins, draws, losses, \
+             penta_ll, penta_ld, penta_dd, penta_dw, penta_ww, perturbation, theta, \
+             committed_at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, \
+             $14, $15) ON CONFLICT (run_id, step) DO NOTHING RETURNING step",
         )
         .bind(run.get())
         .bind(counts[0])
@@ -472,15 +520,10 @@ where
         .bind(step.perturbation.as_str())
         .bind(step.theta.as_str())
         .bind(now)
-        .fetch_optional(&mut *tx)
+        .fetch_optional(&mut **tx)
         .await
         .map_err(|e| self.fail(operation(), e))?;
-        if inserted.is_none() {
-            tx.rollback().await.map_err(|e| self.fail(operation(), e))?;
-            return Ok(Committed::AlreadyPresent);
-        }
-        tx.commit().await.map_err(|e| self.fail(operation(), e))?;
-        Ok(Committed::Inserted)
+        Ok(inserted.is_some())
     }
 
     pub(crate) async fn tuning_steps(&self, run: RunId) -> Result<Vec<CommittedStep>> {

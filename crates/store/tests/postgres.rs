@@ -363,3 +363,19 @@ async fn a_batch_whose_advance_never_ran_is_totalled_by_the_next() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn a_queued_tuning_run_applies_each_batch_once() {
+    common::tuning_fleet::a_queued_tuning_run_applies_each_batch_once(
+        &store("a_queued_tuning_run_applies_each_batch_once").await,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_tuning_submits_apply_every_update_once() {
+    common::tuning_fleet::concurrent_tuning_submits_apply_every_update_once(Arc::new(
+        store("concurrent_tuning_submits_apply_every_update_once").await,
+    ))
+    .await;
+}

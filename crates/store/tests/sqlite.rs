@@ -759,3 +759,15 @@ async fn names_with_sql_metacharacters_are_plain_names() {
     let (_dir, store) = fresh().await;
     fleet::names_with_sql_metacharacters_are_plain_names(&store).await;
 }
+
+#[tokio::test]
+async fn a_queued_tuning_run_applies_each_batch_once() {
+    let (_dir, store) = fresh().await;
+    tuning_fleet::a_queued_tuning_run_applies_each_batch_once(&store).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_tuning_submits_apply_every_update_once() {
+    let (_dir, store) = fresh().await;
+    tuning_fleet::concurrent_tuning_submits_apply_every_update_once(Arc::new(store)).await;
+}

@@ -29,7 +29,8 @@ use arbiter_runner::player::{PlayerKind, PlayerSpec};
 use arbiter_runner::sinks::tally_pairs;
 use arbiter_runner::spec::{MatchSpec, PlaySpec};
 use arbiter_store::{
-    Committed, RunId, RunOutcome, RunState, Store, StoreError, Totals, TuningStep,
+    Committed, RunFacts, RunId, RunKind, RunOutcome, RunState, Store, StoreError, Totals,
+    TuningStep,
 };
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
@@ -503,40 +504,81 @@ fn theta_json(theta: &[f64]) -> String {
     serde_json::to_string(theta).unwrap_or_default()
 }
 
+/// The values a step stored (its JSON), read back for `spsa`: one finite number per
+/// parameter.
+pub fn theta_of(spsa: &Spsa, stored: &str) -> Result<Vec<f64>, String> {
+    let theta = stored_theta(stored)?;
+    if theta.len() != spsa.params().len() {
+        return Err(format!(
+            "{} values for {} parameters",
+            theta.len(),
+            spsa.params().len()
+        ));
+    }
+    Ok(theta)
+}
+
+/// The record of step `step` (the run's `step`-th update): the games `totals` played at
+/// perturbation `p`, applied to `theta`; with θ after it. The error lists the values that are
+/// not finite numbers, which JSON could not keep.
+pub fn step_record(
+    spsa: &Spsa,
+    step: u64,
+    theta: &[f64],
+    p: &Perturbation,
+    totals: Totals,
+) -> Result<(TuningStep, Vec<f64>), String> {
+    let next = spsa.update(theta, p, totals.wins, totals.losses);
+    let numbers = [&next, &p.c, &p.r, &p.plus, &p.minus];
+    if !numbers.iter().all(|v| v.iter().all(|x| x.is_finite())) {
+        return Err(format!("θ {next:?}, c_k {:?}, R_k {:?}", p.c, p.r));
+    }
+    let record = TuningStep {
+        step,
+        iteration: p.iteration,
+        totals,
+        perturbation: serde_json::to_string(p).unwrap_or_default(),
+        theta: theta_json(&next),
+    };
+    Ok((record, next))
+}
+
+/// The tuned engine's two sides as a tuning run names them: `NAME+` plays the plus side.
+pub fn side_names(engine: &str) -> [String; 2] {
+    [format!("{engine}+"), format!("{engine}-")]
+}
+
+/// A tuning run's facts: the match's (its clocks, its book), as an SPSA run of `spsa`'s pairs
+/// without an SPRT.
+pub fn tuning_facts(spsa: &Spsa, facts: RunFacts) -> RunFacts {
+    RunFacts {
+        kind: RunKind::Spsa,
+        games_planned: spsa.hyper().pairs.saturating_mul(2),
+        sprt: None,
+        ..facts
+    }
+}
+
 /// θ after the last committed step of `run` (θ₀ if none), and how many steps are committed.
 pub async fn resume_point(spsa: &Spsa, store: &Store, run: RunId) -> Result<Resumed, SpsaRunError> {
     let steps = store.tuning_steps(run).await?;
     let theta = match steps.last() {
         None => spsa.start(),
-        Some(last) => {
-            let theta = match stored_theta(&last.step.theta) {
-                Ok(theta) => theta,
-                Err(reason) => {
-                    let name = store.run(run).await?.spec.name;
-                    return Err(SpsaRunError::Stored {
-                        run,
-                        what: "values",
-                        reason: format!(
-                            "step {} of run {name:?}: {reason}; the run cannot be continued: \
-                             start a new one under another `name`",
-                            last.step.step
-                        ),
-                    });
-                }
-            };
-            if theta.len() != spsa.params().len() {
+        Some(last) => match theta_of(spsa, &last.step.theta) {
+            Ok(theta) => theta,
+            Err(reason) => {
+                let name = store.run(run).await?.spec.name;
                 return Err(SpsaRunError::Stored {
                     run,
                     what: "values",
                     reason: format!(
-                        "{} values for {} parameters",
-                        theta.len(),
-                        spsa.params().len()
+                        "step {} of run {name:?}: {reason}; the run cannot be continued: \
+                         start a new one under another `name`",
+                        last.step.step
                     ),
                 });
             }
-            theta
-        }
+        },
     };
     Ok(Resumed {
         steps_done: steps.len() as u64,
@@ -622,23 +664,8 @@ pub async fn play_steps(
             let spec = Arc::new(step_spec(base, players));
             let pairs: BTreeSet<u64> = spsa.step_pairs(step).collect();
             let totals = tally_pairs(spec, &pairs, &engines, events.clone()).await?;
-            let next = spsa.update(&theta, &perturbation, totals.wins, totals.losses);
-            let p = &perturbation;
-            let numbers = [&next, &p.c, &p.r, &p.plus, &p.minus];
-            if !numbers.iter().all(|v| v.iter().all(|x| x.is_finite())) {
-                return Err(SpsaRunError::NotFinite {
-                    run,
-                    step,
-                    values: format!("θ {next:?}, c_k {:?}, R_k {:?}", p.c, p.r),
-                });
-            }
-            let record = TuningStep {
-                step,
-                iteration: perturbation.iteration,
-                totals,
-                perturbation: serde_json::to_string(&perturbation).unwrap_or_default(),
-                theta: theta_json(&next),
-            };
+            let (record, next) = step_record(spsa, step, &theta, &perturbation, totals)
+                .map_err(|values| SpsaRunError::NotFinite { run, step, values })?;
             match store.commit_step(run, &record).await? {
                 Committed::Inserted => theta = next,
                 // Only a second player of the run could have committed it, which the run's lock

@@ -27,6 +27,8 @@ use crate::fleet::{
 use crate::model::{PairKey, PairRecord, PairTally, RunId, RunOutcome, RunSpec, Totals};
 use crate::RunFile;
 
+mod tuning;
+
 /// Why queueing a run failed inside its creating transaction.
 pub(crate) enum QueueRefused {
     /// The queue makes no sense for the run (the caller names the run).

@@ -713,7 +713,7 @@ pub async fn many_workers_reach_the_sequential_verdict(store: std::sync::Arc<Sto
                                 }
                             }
                             Submitted::RunClosed(_) => {}
-                            other @ Submitted::AlreadyCounted => {
+                            other @ (Submitted::AlreadyCounted | Submitted::Stepped { .. }) => {
                                 panic!("batch {}: {other:?}", lease.sequence)
                             }
                         }
