@@ -15,3 +15,14 @@ ALTER TABLE pairs ALTER COLUMN sequence DROP NOT NULL;
 -- The pairs waiting for their run's advance: few at any time, found by run, and by age for
 -- the worker that advances a run whose submitter died between its two transactions.
 CREATE INDEX pairs_to_total ON pairs (run_id, committed_at_ms) WHERE sequence IS NULL;
+
+-- The leases a claim may take over, found by their expiry: the claim's search for a lapsed
+-- lease otherwise walks every live lease of the run (one per worker) to find none.
+CREATE INDEX batches_lapsed ON batches (run_id, lease_expires_ms) WHERE state = 'leased';
+
+-- A worker's own lease, for its claim after a restart: only leased batches, in the order the
+-- claim takes them, so that a plain index scan stops at the first (the index by worker and
+-- state it replaces kept every batch the worker ever held, and a bitmap scan of it visited
+-- them all).
+DROP INDEX batches_by_worker;
+CREATE INDEX batches_held ON batches (worker_id, run_id, sequence) WHERE state = 'leased';
