@@ -6,14 +6,18 @@
 # latency percentiles of a cycle (claim, heartbeat and submit: three transactions).
 # Usage: scripts/bench-coordinator.sh [SECONDS]   (default 20 per N)
 #   WORKERS="10 100 1000" picks the N; STORES=4 the connection pools (8 connections each) the
-#   simulated workers share, as that many worker processes would.
+#   simulated workers share, as that many worker processes would; BENCH=PATH runs that build of
+#   the example instead of building this one (to compare two commits on alike clusters).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-20}
 workers=${WORKERS:-"10 100 1000"}
 stores=${STORES:-4}
-cargo build --release -q -p arbiter-store --features postgres --example coordinator
-bench=$PWD/target/release/examples/coordinator
+bench=${BENCH:-}
+if [ -z "$bench" ]; then
+  cargo build --release -q -p arbiter-store --features postgres --example coordinator
+  bench=$PWD/target/release/examples/coordinator
+fi
 
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 bin=${bin:-$(dirname "$(command -v pg_ctl)")}

@@ -887,3 +887,155 @@ fn a_match_on_postgres_is_joined_by_a_worker() {
         "the match played no batch itself: {by_worker:?}\n{said}"
     );
 }
+
+/// A submitter killed between counting its batch and advancing the run leaves the batch
+/// counted (its pairs and games stored, the batch done) but out of the totals, and, at the
+/// run's end, no later submit to add it. Here every batch of a run is left so (counted with
+/// the store's first half of a submit, as a worker killed at that instant would leave them,
+/// and dated a minute back); a worker that finds nothing to claim advances the run with its
+/// SPRT, which closes it complete (six pairs decide nothing), with every pair in the totals
+/// and the commit order, and then it exits idle.
+#[test]
+fn a_run_whose_submitters_died_before_advancing_is_advanced_by_a_worker() {
+    use arbiter_store::{GameResult, GameRow, PairKey, PairRecord, PairTally, RunOutcome};
+
+    let dir = tempfile::tempdir().unwrap();
+    let config = config(dir.path(), 6);
+    let db = dir.path().join("fleet.db");
+    let db_text = db.display().to_string();
+    let submitted = arbiter(
+        &[
+            "submit",
+            config.to_str().unwrap(),
+            "--db",
+            &db_text,
+            "--batch-pairs",
+            "2",
+        ],
+        dir.path(),
+    );
+    assert!(submitted.status.success(), "{}", text(&submitted.stderr));
+    // W+D, D+D, L+D ... from the first engine's side.
+    let tally = |k: u64| match k % 3 {
+        0 => PairTally {
+            wins: 1,
+            draws: 1,
+            losses: 0,
+            penta: 3,
+        },
+        1 => PairTally {
+            wins: 0,
+            draws: 2,
+            losses: 0,
+            penta: 2,
+        },
+        _ => PairTally {
+            wins: 0,
+            draws: 1,
+            losses: 1,
+            penta: 1,
+        },
+    };
+    let game = |k: u64, g: u64| {
+        let result = match (k % 3, g) {
+            (0, 0) => GameResult::WhiteWins,
+            (2, 0) => GameResult::BlackWins,
+            _ => GameResult::Draw,
+        };
+        GameRow {
+            game_number: 2 * k + g + 1,
+            white: ["dev", "base"][g as usize].into(),
+            black: ["base", "dev"][g as usize].into(),
+            result,
+            termination: "normal".into(),
+            plies: 60,
+            opening_index: k,
+            opening_fen: "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".into(),
+            pgn: format!("[Round \"{k}\"]\n\n1. e4 *\n"),
+            json: "{}".into(),
+            started_at: std::time::UNIX_EPOCH,
+            duration: Duration::from_secs(1),
+        }
+    };
+    let mut expected = Totals::default();
+    let run = block_on(async {
+        let store = Store::open(&Location::parse(&db_text)).await.unwrap();
+        let ghost = store
+            .register_worker(&arbiter_store::WorkerInfo {
+                name: "killed".into(),
+                host: "test".into(),
+                cores: 1,
+                version: "test".into(),
+            })
+            .await
+            .unwrap();
+        let mut run = None;
+        while let Some(lease) = store.claim_batch(ghost, 600_000, &[]).await.unwrap() {
+            let pairs: Vec<PairRecord> = lease
+                .unit_range()
+                .map(|k| PairRecord {
+                    run: lease.run,
+                    key: PairKey {
+                        pairing: 0,
+                        index: k,
+                    },
+                    tally: tally(k),
+                    games: vec![game(k, 0), game(k, 1)],
+                })
+                .collect();
+            for pair in &pairs {
+                expected.add(pair.tally);
+            }
+            store.count_batch(&lease, &pairs, "{}").await.unwrap();
+            run = Some(lease.run);
+        }
+        store.close().await;
+        run.expect("a batch to claim")
+    });
+    assert_eq!(expected.pairs, 6);
+    // The killed submitters' batches, a minute old.
+    block_on(async {
+        let options = sqlx::sqlite::SqliteConnectOptions::new().filename(&db);
+        let pool = sqlx::SqlitePool::connect_with(options).await.unwrap();
+        sqlx::query("UPDATE pairs SET committed_at_ms = committed_at_ms - 60000")
+            .execute(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+    });
+    let before = queued(&db_text);
+    assert_eq!(before[0].run.state, RunState::Running);
+    assert_eq!(before[0].totals, Totals::default());
+
+    let log = dir.path().join("worker.log");
+    let status = worker(&db_text, "w", dir.path(), &log).wait().unwrap();
+    assert!(
+        status.success(),
+        "{}",
+        std::fs::read_to_string(&log).unwrap()
+    );
+
+    let after = queued(&db_text);
+    assert_eq!(
+        after[0].run.state,
+        RunState::Finished {
+            verdict: RunOutcome::Complete
+        }
+    );
+    assert_eq!(after[0].totals, expected);
+    assert_eq!(after[0].prefix.units, 6);
+    assert_eq!(after[0].prefix.totals, expected);
+    block_on(async {
+        let store = Store::open(&Location::parse(&db_text)).await.unwrap();
+        assert_eq!(store.stale_runs(Duration::ZERO).await.unwrap(), []);
+        let order: Vec<u64> =
+            futures_util::TryStreamExt::try_collect::<Vec<_>>(store.pairs_in_commit_order(run))
+                .await
+                .unwrap()
+                .iter()
+                .map(|pair| pair.sequence)
+                .collect();
+        assert_eq!(order, (1..=6).collect::<Vec<u64>>());
+        store.close().await;
+    });
+}

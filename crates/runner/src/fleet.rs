@@ -19,7 +19,7 @@
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use arbiter_stats::SprtState;
 use arbiter_store::{
@@ -496,6 +496,7 @@ async fn work_body(
     let lease_ms = i64::try_from(options.lease.as_millis()).unwrap_or(i64::MAX);
     let mut excluded: Vec<RunId> = Vec::new();
     let mut prepared: Option<Prepared> = None;
+    let mut stale_checked: Option<Instant> = None;
     let end = loop {
         if *cancel.borrow() {
             break WorkerEnd::Stopped;
@@ -532,6 +533,18 @@ async fn work_body(
             Err(_) if *cancel.borrow() => break WorkerEnd::Stopped,
             Err(e) => return Err(e),
         };
+        if stale_checked.is_none_or(|at| at.elapsed() >= STALE_AFTER) {
+            stale_checked = Some(Instant::now());
+            advance_stale(
+                &store,
+                prepared.as_ref(),
+                &excluded,
+                options,
+                events,
+                &cancel,
+            )
+            .await?;
+        }
         // A run queued after the queue was read: not the pinned worker's to play.
         if let Some(lease) = claimed
             .as_ref()
@@ -564,7 +577,15 @@ async fn work_body(
                             && !excluded.contains(&queued.run.id)
                             && queued.batches.open + queued.batches.leased + queued.batches.expired
                                 > 0
-                    });
+                    })
+                    // Counted batches waiting for an advance whose submitter may have died:
+                    // stay until they are stale enough to advance here.
+                    || retrying("reading the queue", events, &cancel, || {
+                        store.stale_runs(Duration::ZERO)
+                    })
+                    .await?
+                    .iter()
+                    .any(|run| !excluded.contains(run));
                 if !undone {
                     break WorkerEnd::Idle;
                 }
@@ -724,6 +745,60 @@ async fn work_body(
         old.players.shutdown().await;
     }
     Ok(end)
+}
+
+/// How long a counted batch may wait for its run's advance before a worker makes it: its
+/// submitter advances right after counting it, so a batch that waits this long lost its
+/// submitter (killed between the two), and no later submit of the run came to add it.
+const STALE_AFTER: Duration = Duration::from_secs(10);
+
+/// Advances every run (that this worker may play) with batches counted [`STALE_AFTER`] ago
+/// and not yet in its totals, judging it with the run's SPRT as a submit would; a run this
+/// worker cannot read is left to one that can.
+async fn advance_stale(
+    store: &Store,
+    prepared: Option<&Prepared>,
+    excluded: &[RunId],
+    options: &WorkerOptions,
+    events: &mpsc::UnboundedSender<WorkerEvent>,
+    cancel: &watch::Receiver<bool>,
+) -> Result<(), FleetError> {
+    let stale = retrying("reading the runs to advance", events, cancel, || {
+        store.stale_runs(STALE_AFTER)
+    })
+    .await?;
+    for run in stale.into_iter().filter(|run| !excluded.contains(run)) {
+        let resolved;
+        let spec = match prepared.filter(|ready| ready.run == run) {
+            Some(ready) => &ready.spec,
+            None => {
+                let found = store.run(run).await?;
+                let files = store.run_files(run).await?;
+                let origin = format!("run {run}");
+                let spec = RunConfig::parse(&found.spec.config, &origin)
+                    .map_err(|e| e.to_string())
+                    .and_then(|config| prepare_here(&found, config, files, options))
+                    .and_then(|here| {
+                        here.checked
+                            .resolve(Path::new("."), found.spec.seed)
+                            .map_err(|e| e.to_string())
+                    });
+                match spec {
+                    Ok(spec) => {
+                        resolved = spec;
+                        &resolved
+                    }
+                    Err(_) => continue,
+                }
+            }
+        };
+        retrying("advancing a run", events, cancel, || async {
+            let mut decide = |totals: &Totals| verdict_of(spec, totals);
+            store.advance(run, &mut decide).await
+        })
+        .await?;
+    }
+    Ok(())
 }
 
 /// Gives `lease`'s batch back and leaves its run to other workers, saying why; a worker pinned

@@ -124,7 +124,9 @@ pub type MakeStep<'a> = dyn FnMut(u64, Option<&str>) -> Result<TuningStep, Strin
 /// What [`Store::submit_batch`](crate::Store::submit_batch) did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Submitted {
-    /// Counted, in one transaction; `verdict` if this batch closed the run.
+    /// Counted, in one transaction; `prefix` as the submit's advance left it (or found it, if
+    /// another advance of the run was under way, which adds this batch), `verdict` if that
+    /// advance closed the run.
     Counted {
         prefix: Prefix,
         verdict: Option<RunOutcome>,
@@ -141,6 +143,19 @@ pub enum Submitted {
     AlreadyCounted,
     /// The run is over: nothing counted.
     RunClosed(RunOutcome),
+}
+
+/// What [`Store::advance`](crate::Store::advance) did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Advanced {
+    /// The prefix as this advance left it (or, if it was busy, as it stood).
+    pub prefix: Prefix,
+    /// The verdict, if this advance closed the run.
+    pub verdict: Option<RunOutcome>,
+    /// The submitted pairs it added to the totals.
+    pub totalled: u64,
+    /// Another transaction was advancing the run, and adds what this one would have.
+    pub busy: bool,
 }
 
 /// How far a queued run's batches are.
@@ -166,6 +181,7 @@ pub struct QueuedRun {
     pub batches: BatchCounts,
     /// What the verdict is judged on.
     pub prefix: Prefix,
-    /// Every counted pair, the prefix's and those beyond a gap.
+    /// Every counted pair its advances have totalled, the prefix's and those beyond a gap (a
+    /// batch submitted a moment ago may be missing: its advance is under way).
     pub totals: Totals,
 }

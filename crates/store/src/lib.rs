@@ -53,10 +53,11 @@
 //!   in another pairing is another pair.
 //! - **Commit order.** Each pair row holds its `sequence` in the run, the run's pair count
 //!   after it was added: 1, 2, 3 ... with no gap, since it is taken from the totals row in the
-//!   same transaction (whose row lock orders a run's commits on PostgreSQL; SQLite has one
-//!   writer). [`Store::pairs_in_commit_order`] reads them back so, and the totals after pair
-//!   `n` are exactly the sum of pairs 1 to `n`: the LLR the runner saw at each step can be
-//!   recomputed, never guessed from commit times.
+//!   same transaction that adds the pair to it (whose row lock orders a run's commits on
+//!   PostgreSQL; SQLite has one writer). [`Store::pairs_in_commit_order`] reads them back so,
+//!   and the totals after pair `n` are exactly the sum of pairs 1 to `n`: the LLR the runner
+//!   saw at each step can be recomputed, never guessed from commit times. (A fleet's pair waits
+//!   for its run's advance with no sequence, below; until then it is in neither.)
 //! - **Commit before report.** `commit_pair` returns only after the commit is durable, and the
 //!   runner reports a pair as done only after that. A resumed run replays exactly the pairs
 //!   missing from [`Store::committed_pairs`] (which a crash may have cut short mid-game);
@@ -209,24 +210,39 @@
 //!   Claims, heartbeats and releases commit without waiting for PostgreSQL's WAL flush: a
 //!   database crash may forget the last moments of leases, which costs at most a batch played
 //!   twice (and counted once, below).
-//! - **A submit is one transaction keyed by (run, batch).** [`Store::submit_batch`] locks the
-//!   batch row, takes the run's totals row (the lock a local commit takes first too), counts
-//!   its pairs with the key of [`Store::commit_pair`] (which still holds), a statement for
-//!   all of them and one for all their games, marks the batch done, adds its tally to the
-//!   totals once, advances the prefix and closes the run on a verdict. The batch's pairs
-//!   take their places in the commit order in unit order.
-//!   A second submit of a done batch, from a retry or from a worker whose lease moved on,
+//! - **A submit counts in one transaction keyed by (run, batch), and its run advances in a
+//!   second.** [`Store::submit_batch`] first ([`Store::count_batch`]) locks the batch row,
+//!   share-locks the run's row (so that the run cannot close under it), counts its pairs with
+//!   the key of [`Store::commit_pair`] (which still holds), a statement for all of them and
+//!   one for all their games, and marks the batch done with its tally. It writes no row that
+//!   the run's other submits write, so a run's submits commit side by side: PostgreSQL
+//!   releases a row lock only after the commit's WAL flush, and a row every submit wrote (the
+//!   run's totals, until migration 8) made them follow each other one flush at a time. Its
+//!   pairs are counted (their keys taken, their games stored, a resume skips them) but wait,
+//!   with no `sequence`, for the run's advance.
+//!   A second copy of a done batch, from a retry or from a worker whose lease moved on,
 //!   counts nothing ([`Submitted::AlreadyCounted`]); a submit after the run closed counts
 //!   nothing either. A late worker's batch is as good as the new holder's: whichever submits
 //!   first is counted. A worker killed with SIGKILL loses only its batch, which the next claim
 //!   after the lease plays again.
+//! - **One advance at a time per run, one flush for many batches.** Then the submitter
+//!   advances the run ([`Store::advance`]): it takes the run's totals row with `FOR UPDATE
+//!   SKIP LOCKED` (the row a local commit takes first too), adds every waiting pair to the
+//!   run's totals and its pairing's, numbers them on in the commit order (in unit order), walks
+//!   the prefix and closes the run on a verdict, in one short transaction. A submitter that
+//!   finds the row taken returns at once: the holder looks for waiting pairs again after its
+//!   commit, and the submitter had committed before it looked, so the holder adds them. A
+//!   submitter killed between its two transactions leaves its pairs waiting for the next
+//!   submit's advance, or at a run's end for a worker's: [`Store::stale_runs`] names the runs
+//!   whose pairs waited longer than a few seconds. Meanwhile [`Store::totals`] and the
+//!   prefix lag by the waiting pairs.
 //! - **The verdict is judged on the prefix.** The prefix is the run's units 0 to k - 1, all
-//!   counted, in unit order; `submit_batch` walks it forward over each unit counted in order
-//!   and asks the caller's rule (the SPRT) after each one, so a run decides after the same
-//!   unit, on the same totals, whichever workers were fast, and as one machine playing the
-//!   units in order would. A batch that is late holds the decision back by at most its lease.
-//!   Pairs counted beyond a gap stay counted ([`Store::totals`]) but are not the verdict's
-//!   evidence ([`QueuedRun::prefix`]).
+//!   counted and totalled, in unit order; an advance walks it forward over each such unit and
+//!   asks the caller's rule (the SPRT) after each one, so a run decides after the same unit,
+//!   on the same totals, whichever workers were fast, and as one machine playing the units in
+//!   order would. A batch that is late holds the decision back by at most its lease. Pairs
+//!   counted beyond a gap stay counted ([`Store::totals`]) but are not the verdict's evidence
+//!   ([`QueuedRun::prefix`]).
 //! - **Stopping is a state.** A run finished or stopped with [`Store::finish_run`] reaches its
 //!   workers in their next heartbeat ([`Heartbeat::RunClosed`]).
 //! - **A tuning run can be queued too** ([`Store::queue_tuning_run`]): its batches are its
@@ -260,8 +276,8 @@ use futures_util::stream::BoxStream;
 pub use error::{Result, StoreError};
 pub use facts::{Clock, JudgedOn, RunFacts, RunKind, SampleModel, SprtFacts, Upgrade};
 pub use fleet::{
-    BatchCounts, Heartbeat, Lease, MakeStep, Prefix, Queue, QueuedRun, RunFile, Submitted, Worker,
-    WorkerId, WorkerInfo,
+    Advanced, BatchCounts, Heartbeat, Lease, MakeStep, Prefix, Queue, QueuedRun, RunFile,
+    Submitted, Worker, WorkerId, WorkerInfo,
 };
 pub use location::Location;
 pub use model::{
@@ -439,7 +455,8 @@ impl Store {
     }
 
     /// The run's totals: the sums of its committed pairs over all pairings (for a match, its
-    /// one pairing's, from the first engine's side).
+    /// one pairing's, from the first engine's side). A queued run's are its advance's: a
+    /// batch submitted a moment ago may not be in them yet ([`Store::advance`]).
     pub fn totals(&self, run: RunId) -> StoreFuture<'_, Totals> {
         with_repo!(self, repo => Box::pin(repo.totals(run)))
     }
@@ -565,12 +582,13 @@ impl Store {
         with_repo!(self, repo => Box::pin(repo.release_batch(lease)))
     }
 
-    /// Counts a played batch exactly once, in one transaction: its pairs and games, the batch
-    /// marked done (with the engines' `signatures` it was played with), the run's prefix
-    /// advanced, `decide` asked for a verdict after each unit the prefix gains (the SPRT on the
-    /// prefix's totals), and the run closed on a verdict or when its last unit is counted.
-    /// Refuses, having written nothing, a batch whose pairs are not exactly its units
-    /// ([`StoreError::InvalidBatch`]).
+    /// Counts a played batch exactly once and advances its run: its pairs and games and the
+    /// batch marked done (with the engines' `signatures` it was played with) in one
+    /// transaction ([`Store::count_batch`]), then [`Store::advance`] with `decide`. Refuses,
+    /// having written nothing, a batch whose pairs are not exactly its units
+    /// ([`StoreError::InvalidBatch`]). The prefix and verdict reported are this submit's
+    /// advance's; when another advance of the run was under way, that one adds this batch, and
+    /// the prefix reported is the one stored.
     pub fn submit_batch<'a>(
         &'a self,
         lease: &'a Lease,
@@ -579,6 +597,38 @@ impl Store {
         decide: &'a mut (dyn FnMut(&Totals) -> Option<RunOutcome> + Send),
     ) -> StoreFuture<'a, Submitted> {
         with_repo!(self, repo => Box::pin(repo.submit_batch(lease, pairs, signatures, decide)))
+    }
+
+    /// The first half of [`Store::submit_batch`] alone: the batch counted, its pairs not yet
+    /// in the run's totals, the prefix reported as it stands. [`Store::advance`] totals them.
+    pub fn count_batch<'a>(
+        &'a self,
+        lease: &'a Lease,
+        pairs: &'a [PairRecord],
+        signatures: &'a str,
+    ) -> StoreFuture<'a, Submitted> {
+        with_repo!(self, repo => Box::pin(repo.count_batch(lease, pairs, signatures)))
+    }
+
+    /// Adds every batch of `run` counted since the last advance to the run's totals and its
+    /// pairings' (giving their pairs their places in the commit order), moves the prefix over
+    /// the units now counted in order, asking `decide` after each (the SPRT on the prefix's
+    /// totals), and closes the run on a verdict or at its last unit. If another process is
+    /// advancing the run, returns at once ([`Advanced::busy`]): that one adds these batches.
+    pub fn advance<'a>(
+        &'a self,
+        run: RunId,
+        decide: &'a mut (dyn FnMut(&Totals) -> Option<RunOutcome> + Send),
+    ) -> StoreFuture<'a, Advanced> {
+        with_repo!(self, repo => Box::pin(repo.advance(run, decide)))
+    }
+
+    /// The runs with a batch counted more than `older_than` ago whose pairs no advance has
+    /// totalled: its submitter died between counting and advancing, and no later submit of
+    /// the run advanced it. A worker advances them ([`Store::advance`]) with each run's rule.
+    pub fn stale_runs(&self, older_than: std::time::Duration) -> StoreFuture<'_, Vec<RunId>> {
+        let older_than_ms = i64::try_from(older_than.as_millis()).unwrap_or(i64::MAX);
+        with_repo!(self, repo => Box::pin(repo.stale_runs(older_than_ms)))
     }
 
     /// Counts a played batch of a queued tuning run exactly once, in one transaction: `make`

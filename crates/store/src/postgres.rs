@@ -23,9 +23,14 @@ impl Dialect for Postgres {
     const BEGIN_WRITE: &'static str = "BEGIN";
     // One round trip: a simple query may hold several statements.
     const BEGIN_LEASE: &'static str = "BEGIN; SET LOCAL synchronous_commit TO OFF";
-    const NOW_MS: &'static str = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)";
+    // The statement's start, not clock_timestamp(): a stable value may bound an index scan
+    // (a claim's search for lapsed leases), a volatile one only filters every row the scan
+    // finds.
+    const NOW_MS: &'static str = "CAST(EXTRACT(EPOCH FROM statement_timestamp()) * 1000 AS BIGINT)";
     const FOR_UPDATE: &'static str = " FOR UPDATE";
     const SKIP_LOCKED: &'static str = " FOR UPDATE OF b SKIP LOCKED";
+    const ADVANCE_LOCK: &'static str = " FOR UPDATE OF t, p SKIP LOCKED";
+    const SUBMIT_LOCK: &'static str = " FOR UPDATE OF b FOR SHARE OF r";
 }
 
 /// Connections per process; a worker or the coordinator commits from a few tasks at a time.

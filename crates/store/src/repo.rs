@@ -61,6 +61,14 @@ pub(crate) trait Dialect: Database {
     /// [`Dialect::FOR_UPDATE`] of table alias `b`, skipping rows another transaction holds:
     /// a queue's claim (PostgreSQL's `FOR UPDATE OF b SKIP LOCKED`).
     const SKIP_LOCKED: &'static str;
+    /// An advance's lock of a run's totals and prefix rows (aliases `t` and `p`), skipping
+    /// them if another transaction holds them: that one advances the run (PostgreSQL's `FOR
+    /// UPDATE OF t, p SKIP LOCKED`; nothing on SQLite, where nobody else can hold them).
+    const ADVANCE_LOCK: &'static str;
+    /// A submit's locks: its batch's row (alias `b`) for update, its run's row (alias `r`)
+    /// shared, so that submits pass each other but closing the run waits for them
+    /// (PostgreSQL's `FOR UPDATE OF b FOR SHARE OF r`; nothing on SQLite).
+    const SUBMIT_LOCK: &'static str;
 }
 
 /// What a database holds, as [`Repo::check_existing`] finds it.
@@ -728,7 +736,7 @@ where
         // 2. The exactly-once key. A pair already present inserts nothing and changes nothing.
         //    A pairing the run does not have breaks the key's reference to `run_pairings`.
         match self
-            .insert_pair_rows(tx, run, &[(pair, sequence)], now, &operation)
+            .insert_pair_rows(tx, run, &[(pair, Some(sequence))], now, &operation)
             .await?
         {
             None => return Ok(Inserted::Refused),
@@ -770,7 +778,8 @@ where
         Ok(Inserted::Counted)
     }
 
-    /// Inserts each of `rows` (a pair and its place in the commit order) unless its key is
+    /// Inserts each of `rows` (a pair and its place in the commit order, none yet for a
+    /// submitted batch's, which its run's advance numbers) unless its key is
     /// taken, in statements of up to [`PAIRS_PER_STATEMENT`] rows; returns the keys inserted.
     /// `None` when a pair's pairing is not the run's (or there is no such run): the key's
     /// reference to `run_pairings` breaks.
@@ -778,7 +787,7 @@ where
         &self,
         tx: &mut sqlx::Transaction<'static, DB>,
         run: RunId,
-        rows: &[(&PairRecord, i64)],
+        rows: &[(&PairRecord, Option<i64>)],
         now: i64,
         operation: &impl Fn() -> String,
     ) -> Result<Option<Vec<PairKey>>> {
@@ -978,7 +987,7 @@ where
     pub(crate) fn pairs_in_commit_order(&self, run: RunId) -> BoxStream<'_, Result<CommittedPair>> {
         sqlx::query(
             "SELECT pairing, pair_index, sequence, wins, draws, losses, penta, committed_at_ms \
-             FROM pairs WHERE run_id = $1 ORDER BY sequence",
+             FROM pairs WHERE run_id = $1 AND sequence IS NOT NULL ORDER BY sequence",
         )
         .bind(run.get())
         .fetch(&self.reader)
@@ -1426,14 +1435,18 @@ const PAIRS_PER_STATEMENT: usize = 512;
 /// limits on a statement's parameters.
 const GAMES_PER_STATEMENT: usize = 256;
 
-/// The `VALUES` list of a multi-row insert: `rows` rows, each `(shared, $first, ...)` with
-/// `width` parameters of its own, numbered on from `first`.
+/// The `VALUES` list of a multi-row statement: `rows` rows, each `(shared, $first, ...)` (or
+/// `($first, ...)` when `shared` is empty) with `width` parameters of its own, numbered on from
+/// `first`.
 fn values_rows(rows: usize, shared: &str, first: usize, width: usize) -> String {
     (0..rows)
         .map(|row| {
             let start = first + row * width;
             let own: Vec<String> = (start..start + width).map(|p| format!("${p}")).collect();
-            format!("({shared}, {})", own.join(", "))
+            match shared {
+                "" => format!("({})", own.join(", ")),
+                shared => format!("({shared}, {})", own.join(", ")),
+            }
         })
         .collect::<Vec<_>>()
         .join(", ")

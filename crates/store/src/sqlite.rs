@@ -23,6 +23,8 @@ impl Dialect for Sqlite {
     const NOW_MS: &'static str = "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)";
     const FOR_UPDATE: &'static str = "";
     const SKIP_LOCKED: &'static str = "";
+    const ADVANCE_LOCK: &'static str = "";
+    const SUBMIT_LOCK: &'static str = "";
 }
 
 /// How long a write waits for another process (a second arbiter, a report reading while a

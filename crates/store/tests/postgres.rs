@@ -348,6 +348,22 @@ async fn names_with_sql_metacharacters_are_plain_names() {
     .await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn many_workers_reach_the_sequential_verdict() {
+    common::fleet::many_workers_reach_the_sequential_verdict(Arc::new(
+        store("many_workers_reach_the_sequential_verdict").await,
+    ))
+    .await;
+}
+
+#[tokio::test]
+async fn a_batch_whose_advance_never_ran_is_totalled_by_the_next() {
+    common::fleet::a_batch_whose_advance_never_ran_is_totalled_by_the_next(
+        &store("a_batch_whose_advance_never_ran_is_totalled_by_the_next").await,
+    )
+    .await;
+}
+
 #[tokio::test]
 async fn a_queued_tuning_run_applies_each_batch_once() {
     common::tuning_fleet::a_queued_tuning_run_applies_each_batch_once(

@@ -327,7 +327,7 @@ async fn a_newer_schema_is_refused() {
             error,
             StoreError::NewerSchema {
                 found: 99,
-                supported: 7,
+                supported: 8,
                 ..
             }
         ),
@@ -734,6 +734,18 @@ async fn concurrent_submits_keep_the_commit_order_and_the_prefix() {
 async fn a_pair_counted_before_its_batch_counts_once() {
     let (_dir, store) = fresh().await;
     fleet::a_pair_counted_before_its_batch_counts_once(&store).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn many_workers_reach_the_sequential_verdict() {
+    let (_dir, store) = fresh().await;
+    fleet::many_workers_reach_the_sequential_verdict(Arc::new(store)).await;
+}
+
+#[tokio::test]
+async fn a_batch_whose_advance_never_ran_is_totalled_by_the_next() {
+    let (_dir, store) = fresh().await;
+    fleet::a_batch_whose_advance_never_ran_is_totalled_by_the_next(&store).await;
 }
 
 #[tokio::test]

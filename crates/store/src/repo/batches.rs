@@ -5,11 +5,14 @@
 //! SKIP LOCKED` on PostgreSQL (concurrent claims skip each other's rows instead of queueing on
 //! them) and under SQLite's single writer otherwise. Leases are timed on the database's clock
 //! ([`Dialect::NOW_MS`]); claims, heartbeats and releases commit without waiting for the WAL
-//! flush on PostgreSQL ([`Dialect::BEGIN_LEASE`]). A submit counts the batch with the same
-//! rows as a local commit ([`Repo::insert_pair_rows`], [`Repo::insert_games`]), a statement
-//! for all its pairs and one for all its games, marks the batch done (its key makes a second
-//! submit count nothing), adds its tally to the totals, advances the prefix and closes the run
-//! on a decision, all in one transaction.
+//! flush on PostgreSQL ([`Dialect::BEGIN_LEASE`]). A submit is two transactions. The first
+//! counts the batch with the same rows as a local commit ([`Repo::insert_pair_rows`],
+//! [`Repo::insert_games`]), a statement for all its pairs and one for all its games, and marks
+//! the batch done (its key makes a second submit count nothing); it writes no row the run's
+//! other submits write, so they commit side by side. The second, the run's advance, adds
+//! every pair counted since the last advance to the totals, numbers them in the commit order,
+//! moves the prefix and closes the run on a decision: one transaction at a time per run, one
+//! flush for however many batches came in meanwhile.
 
 use sha2::{Digest, Sha256};
 use sqlx::migrate::Migrate;
@@ -18,10 +21,10 @@ use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Row, Type};
 use super::{kind, now_ms, Dialect, GameValues, Repo, ADD_TOTALS, TALLY_COLUMNS};
 use crate::error::{Result, StoreError};
 use crate::fleet::{
-    BatchCounts, Heartbeat, Lease, Prefix, Queue, QueuedRun, Submitted, Worker, WorkerId,
+    Advanced, BatchCounts, Heartbeat, Lease, Prefix, Queue, QueuedRun, Submitted, Worker, WorkerId,
     WorkerInfo,
 };
-use crate::model::{PairKey, PairRecord, PairTally, RunId, RunOutcome, RunSpec, RunState, Totals};
+use crate::model::{PairKey, PairRecord, PairTally, RunId, RunOutcome, RunSpec, Totals};
 use crate::RunFile;
 
 mod tuning;
@@ -40,11 +43,20 @@ impl From<StoreError> for QueueRefused {
 }
 
 /// A run's schedule as the prefix's walk needs it: its pairings (unit u is pair u / P of
-/// pairing u % P) and its units in all.
+/// pairing u % P), its units in all, and whether it still runs (a closed run's prefix stays).
 struct Schedule {
     pairings: u64,
     planned: u64,
+    running: bool,
 }
+
+/// The rounds an advance's holder makes at most (each one transaction, checking again after
+/// its commit for pairs that came in meanwhile): enough for the burst of submits that wait on
+/// one flush, and a bound under a stream that never ends, which the next submit takes over.
+const ROUNDS: usize = 16;
+
+/// Pairs one statement of an advance numbers at most (three parameters each).
+const NUMBERED_PER_STATEMENT: usize = 512;
 
 /// The columns of a batch a lease is made of, in [`Repo::decode_lease`]'s order.
 const LEASE_COLUMNS: &str =
@@ -412,24 +424,10 @@ where
         Ok(released.is_some())
     }
 
-    /// Counts a played batch, in one transaction: its pairs and games (each unit of the batch
-    /// exactly once), the batch marked done with its tally and the engines' `signatures`, the
-    /// run's totals added to, the prefix advanced over every unit now counted in order,
-    /// `decide` asked after each unit the prefix gains, and the run finished with its verdict
-    /// when `decide` gives one or the last unit is counted. A batch counted before is
-    /// [`Submitted::AlreadyCounted`] and a closed run [`Submitted::RunClosed`], having changed
-    /// nothing; the lease need not be current (a late batch is as good as any, and counts
-    /// once).
-    ///
-    /// Every submit to a run passes through the run's rows (totals, state, pairings, prefix),
-    /// and a row lock is held until the commit's WAL flush, so a run's submits follow each
-    /// other. What they can do side by side (check the batch, its units, the run's state) comes
-    /// before the run's totals row is locked; after it, each step is one statement for the
-    /// whole batch (its pairs, its games, its tally). The run's rows are locked before any of
-    /// them is referenced: a submit waiting for the lock holds no key-share lock of its pairs'
-    /// references on `runs` and `run_pairings`, which the holder's updates of those rows would
-    /// otherwise have to share with every waiter (measured: that halved the rate at 100
-    /// simulated workers).
+    /// Counts a played batch and then advances its run: [`Repo::count_batch`], then
+    /// [`Repo::advance`] with `decide`. The prefix and verdict reported are the advance's: if
+    /// another submit's advance held the run, it adds this batch too (it checks again after
+    /// its commit), and this one reports the prefix as it stood.
     pub(crate) async fn submit_batch(
         &self,
         lease: &Lease,
@@ -437,6 +435,53 @@ where
         signatures: &str,
         decide: &mut (dyn FnMut(&Totals) -> Option<RunOutcome> + Send),
     ) -> Result<Submitted> {
+        if let Some(refused) = self.commit_batch(lease, pairs, signatures).await? {
+            return Ok(refused);
+        }
+        let advanced = self.advance(lease.run, decide).await?;
+        Ok(Submitted::Counted {
+            prefix: advanced.prefix,
+            verdict: advanced.verdict,
+        })
+    }
+
+    /// Counts a played batch without advancing its run: what a submitter killed between its
+    /// two transactions leaves behind, and what [`Repo::advance`] then finds.
+    pub(crate) async fn count_batch(
+        &self,
+        lease: &Lease,
+        pairs: &[PairRecord],
+        signatures: &str,
+    ) -> Result<Submitted> {
+        match self.commit_batch(lease, pairs, signatures).await? {
+            Some(refused) => Ok(refused),
+            None => Ok(Submitted::Counted {
+                prefix: self.prefix(lease.run).await?,
+                verdict: None,
+            }),
+        }
+    }
+
+    /// Counts a played batch, in one transaction: its pairs and games (each unit of the batch
+    /// exactly once), and the batch marked done with its tally and the engines' `signatures`.
+    /// `None` when counted; a batch counted before is [`Submitted::AlreadyCounted`] and a
+    /// closed run [`Submitted::RunClosed`], having changed nothing. The lease need not be
+    /// current (a late batch is as good as any, and counts once).
+    ///
+    /// The transaction writes no row that the run's other submits write: its batch's row, its
+    /// pairs and games (new rows), its worker's row. A row lock is held until the commit's WAL
+    /// flush, so a row that every submit wrote (the run's totals, as before migration 8) made
+    /// a run's submits follow each other one flush at a time; these commit side by side, and
+    /// PostgreSQL flushes them together. The pairs wait for their run's advance with no place
+    /// in the commit order (`sequence` NULL). The run's row is share-locked: submits do not
+    /// block each other, but closing the run (an advance's verdict, a stop) waits for the
+    /// submits already past the check, so that no batch is counted after its run closed.
+    async fn commit_batch(
+        &self,
+        lease: &Lease,
+        pairs: &[PairRecord],
+        signatures: &str,
+    ) -> Result<Option<Submitted>> {
         let run = lease.run;
         let operation = || format!("submitting batch {} of run {run}", lease.sequence);
         let invalid = |reason: String| StoreError::InvalidBatch {
@@ -450,10 +495,12 @@ where
             .map(|pair| self.checked_games(pair))
             .collect::<Result<Vec<_>>>()?;
         let mut tx = self.begin_write(&operation).await?;
-        let for_update = DB::FOR_UPDATE;
-        // The batch's own row: a second submit of the same batch waits here, then finds it done.
+        // The batch's own row, locked: a second submit of the same batch waits here, then finds
+        // it done. The run's row, share-locked: closing the run waits for this commit.
+        let lock = DB::SUBMIT_LOCK;
         let batch = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "SELECT state, first_unit, units FROM batches WHERE run_id = $1 AND sequence = $2{for_update}"
+            "SELECT b.state, b.first_unit, b.units, r.state, r.verdict FROM batches b \
+             JOIN runs r ON r.id = b.run_id WHERE b.run_id = $1 AND b.sequence = $2{lock}"
         )))
         .bind(run.get())
         .bind(as_i64(lease.sequence))
@@ -470,21 +517,27 @@ where
         let units: i64 = batch.try_get(2).map_err(|e| self.fail(operation(), e))?;
         if state == "done" {
             tx.rollback().await.map_err(|e| self.fail(operation(), e))?;
-            return Ok(Submitted::AlreadyCounted);
+            return Ok(Some(Submitted::AlreadyCounted));
         }
-        // A closed run is refused before anything is written; the run's row is locked (and the
-        // state checked again) only with the other hot rows, at the end.
-        if let Some(verdict) = self.closed(&mut tx, run, &operation).await? {
+        let run_state: String = batch.try_get(3).map_err(|e| self.fail(operation(), e))?;
+        let verdict: Option<String> = batch.try_get(4).map_err(|e| self.fail(operation(), e))?;
+        if let Some(verdict) = self.verdict_of_state(&run_state, verdict)? {
             tx.rollback().await.map_err(|e| self.fail(operation(), e))?;
-            return Ok(Submitted::RunClosed(verdict));
+            return Ok(Some(Submitted::RunClosed(verdict)));
         }
-        let pairings = self.pairing_count(&mut tx, run, &operation).await?;
-        // Exactly the batch's units, each once.
+        let plans = self.pairing_plans(&mut tx, run, &operation).await?;
+        let pairings = plans.len() as u64;
+        // Exactly the batch's units, each once, each in its pairing's plan.
         let unit_of = |pair: &PairRecord| pair.key.index * pairings + u64::from(pair.key.pairing);
         let mut seen = vec![false; usize::try_from(units).unwrap_or(0)];
         for pair in pairs {
             if pair.run != run {
                 return Err(invalid(format!("{} is of run {}", pair.key, pair.run)));
+            }
+            let planned = plans.get(pair.key.pairing as usize).copied().unwrap_or(0);
+            if pair.key.index >= planned {
+                drop(tx);
+                return Err(self.refusal(pair).await);
             }
             let unit = unit_of(pair);
             let offset = unit
@@ -511,91 +564,34 @@ where
                 units
             )));
         }
-
-        let now = now_ms();
         self.touch_worker(&mut tx, lease.worker, &operation).await?;
 
-        // 1. The run's totals row, the lock every commit to the run takes first (a local
-        //    commit too), before any of the run's rows is referenced: a submit that waits here
-        //    holds nothing that the holder's updates of the run's rows would have to share.
-        let totals_row = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "SELECT pairs FROM run_totals WHERE run_id = $1{for_update}"
-        )))
-        .bind(run.get())
-        .fetch_optional(&mut *tx)
-        .await
-        .and_then(|row| row.map(|row| row.try_get::<i64, _>(0)).transpose())
-        .map_err(|e| self.fail(operation(), e))?;
-        let planned = match totals_row {
-            Some(_) => self.touch_running(&mut tx, run, now, &operation).await?,
-            None => None,
-        };
-        let (Some(counted_before), Some(planned)) = (totals_row, planned) else {
-            drop(tx);
-            return match self.run(run).await?.state {
-                RunState::Finished { verdict } => Ok(Submitted::RunClosed(verdict)),
-                RunState::Running => Err(self.corrupt(
-                    "run_totals",
-                    format!("run {run} is running but has no totals row"),
-                )),
-            };
-        };
-
-        // 2. The pairs, numbered on from the run's count in unit order, and their games, in
-        //    as few statements as the batch allows. A pair already present was counted by
-        //    whoever else played it (a local player of the same run): the stored copy stands,
-        //    this one is not counted again, and the pairs after it close the gap.
+        // The pairs, without a place in the commit order yet, and their games, in as few
+        // statements as the batch allows. A pair already present was counted by whoever else
+        // played it (a local player of the same run): the stored copy stands, and this batch
+        // counts only the others.
         let mut in_order: Vec<(&PairRecord, &[GameValues])> = pairs
             .iter()
             .zip(&games)
             .map(|(pair, games)| (pair, games.as_slice()))
             .collect();
         in_order.sort_by_key(|(pair, _)| unit_of(pair));
-        let rows: Vec<(&PairRecord, i64)> = (counted_before + 1..)
-            .zip(&in_order)
-            .map(|(sequence, (pair, _))| (*pair, sequence))
-            .collect();
+        let rows: Vec<(&PairRecord, Option<i64>)> =
+            in_order.iter().map(|(pair, _)| (*pair, None)).collect();
         let Some(inserted) = self
-            .insert_pair_rows(&mut tx, run, &rows, now, &operation)
+            .insert_pair_rows(&mut tx, run, &rows, now_ms(), &operation)
             .await?
         else {
             drop(tx);
             return Err(self.refusal(in_order[0].0).await);
         };
         let inserted: std::collections::BTreeSet<PairKey> = inserted.into_iter().collect();
-        if inserted.len() < rows.len() {
-            let kept = rows.iter().filter(|(pair, _)| inserted.contains(&pair.key));
-            for ((pair, given), sequence) in kept.zip(counted_before + 1..) {
-                if *given != sequence {
-                    sqlx::query(
-                        "UPDATE pairs SET sequence = $4 \
-                         WHERE run_id = $1 AND pairing = $2 AND pair_index = $3",
-                    )
-                    .bind(run.get())
-                    .bind(i64::from(pair.key.pairing))
-                    .bind(as_i64(pair.key.index))
-                    .bind(sequence)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(|e| self.fail(operation(), e))?;
-                }
-            }
-        }
         in_order.retain(|(pair, _)| inserted.contains(&pair.key));
         self.insert_games(&mut tx, run, &in_order, &operation)
             .await?;
         let mut tally = Totals::default();
-        // Each pairing's share, and its last pair (which its plan must hold).
-        let mut by_pairing = std::collections::BTreeMap::<u32, (Totals, &PairRecord)>::new();
         for (pair, _) in &in_order {
             tally.add(pair.tally);
-            let entry = by_pairing
-                .entry(pair.key.pairing)
-                .or_insert((Totals::default(), pair));
-            entry.0.add(pair.tally);
-            if pair.key.index > entry.1.key.index {
-                entry.1 = pair;
-            }
         }
         let db_now = DB::NOW_MS;
         let done = sqlx::query(sqlx::AssertSqlSafe(format!(
@@ -615,99 +611,332 @@ where
         if done.is_none() {
             // Another submit of this batch committed while this one waited: count nothing.
             tx.rollback().await.map_err(|e| self.fail(operation(), e))?;
-            return Ok(Submitted::AlreadyCounted);
+            return Ok(Some(Submitted::AlreadyCounted));
         }
+        tx.commit().await.map_err(|e| self.fail(operation(), e))?;
+        Ok(None)
+    }
 
-        // 3. The batch's tally, once, to the run's totals and its pairings'; then the prefix.
+    /// Brings `run`'s accounting up to its counted pairs: adds every pair counted but not yet
+    /// totalled (a submitted batch's) to the run's totals and its pairing's, gives each its
+    /// place in the commit order (in unit order), walks the prefix over the units now counted
+    /// in order, asking `decide` after each, and closes the run on a verdict or at its last
+    /// unit. A run that is closed already has its late batches totalled, and its prefix stays.
+    ///
+    /// One transaction at a time advances a run: it takes the run's totals row with `FOR
+    /// UPDATE SKIP LOCKED` (the row a local commit takes first too), and a caller that finds
+    /// it taken returns at once ([`Advanced::busy`]): the holder adds its batch. That holds
+    /// because the holder looks again for waiting pairs after its commit, and whoever found it
+    /// busy had committed its pairs before it looked. So however many batches come in while a
+    /// run advances, they cost the run one more flush, not one each. A holder stops after
+    /// [`ROUNDS`] rounds (under a sustained stream of submits the rest is the next submit's);
+    /// what a submitter killed between its two transactions left is the next submit's too,
+    /// or, at a run's end, the next worker's that finds it older than a few seconds
+    /// ([`Repo::stale_runs`]).
+    pub(crate) async fn advance(
+        &self,
+        run: RunId,
+        decide: &mut (dyn FnMut(&Totals) -> Option<RunOutcome> + Send),
+    ) -> Result<Advanced> {
+        let mut advanced = Advanced::default();
+        for round in 0..ROUNDS {
+            match self.advance_once(run, decide).await? {
+                Some(step) => {
+                    advanced.prefix = step.prefix;
+                    advanced.verdict = advanced.verdict.or(step.verdict);
+                    advanced.totalled += step.totalled;
+                }
+                None => {
+                    advanced.busy = true;
+                    if round == 0 {
+                        advanced.prefix = self.prefix(run).await?;
+                    }
+                    break;
+                }
+            }
+            if !self.waiting(run).await? {
+                break;
+            }
+        }
+        Ok(advanced)
+    }
+
+    /// One transaction of [`Repo::advance`]; `None` when another holds the run's totals.
+    async fn advance_once(
+        &self,
+        run: RunId,
+        decide: &mut (dyn FnMut(&Totals) -> Option<RunOutcome> + Send),
+    ) -> Result<Option<Advanced>> {
+        let operation = || format!("advancing run {run}");
+        let mut tx = self.begin_write(&operation).await?;
+        // The run's totals and prefix rows, locked (or skipped), with what the walk needs of
+        // the run, in one statement.
+        let lock = DB::ADVANCE_LOCK;
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT t.pairs, r.state, r.pairs_planned, \
+             (SELECT COUNT(*) FROM run_pairings g WHERE g.run_id = t.run_id), \
+             p.units, p.pairs, p.wins, p.draws, p.losses, p.penta_ll, p.penta_ld, p.penta_dd, \
+             p.penta_dw, p.penta_ww \
+             FROM run_totals t JOIN runs r ON r.id = t.run_id \
+             JOIN run_prefix p ON p.run_id = t.run_id WHERE t.run_id = $1{lock}"
+        )))
+        .bind(run.get())
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(|e| self.fail(operation(), e))?;
+        let Some(row) = row else {
+            tx.rollback().await.map_err(|e| self.fail(operation(), e))?;
+            // No row to lock: another transaction holds it (PostgreSQL), or the run is unknown
+            // or not queued.
+            let found = sqlx::query(
+                "SELECT t.pairs FROM run_totals t JOIN run_prefix p ON p.run_id = t.run_id \
+                 WHERE t.run_id = $1",
+            )
+            .bind(run.get())
+            .fetch_optional(&self.reader)
+            .await
+            .map_err(|e| self.fail(operation(), e))?;
+            return match found {
+                Some(_) => Ok(None),
+                None => {
+                    self.run(run).await?;
+                    Err(self.corrupt(
+                        "run_prefix",
+                        format!("run {run} is not queued for workers (it has no prefix row)"),
+                    ))
+                }
+            };
+        };
+        let get = |i: usize| {
+            row.try_get::<i64, _>(i)
+                .map_err(|e| self.fail(operation(), e))
+        };
+        let counted_before = get(0)?;
+        let state: String = row.try_get(1).map_err(|e| self.fail(operation(), e))?;
+        let planned = self.non_negative(get(2)?, "runs")?;
+        let pairings = match self.non_negative(get(3)?, "run_pairings")? {
+            0 => return Err(self.corrupt("run_pairings", format!("run {run} has no pairing"))),
+            n => n,
+        };
+        let prefix = Prefix {
+            units: self.non_negative(get(4)?, "run_prefix")?,
+            totals: self
+                .decode_totals(&row, 5, "run_prefix")
+                .map_err(|e| self.decoded(e, operation))?,
+        };
+        let totalled = self
+            .total_waiting(&mut tx, run, counted_before, &operation)
+            .await?;
+        let (prefix, verdict) = self
+            .advance_prefix(
+                &mut tx,
+                run,
+                prefix,
+                Schedule {
+                    pairings,
+                    planned,
+                    running: state == "running",
+                },
+                decide,
+                &operation,
+            )
+            .await?;
+        let mut closed = None;
+        if let Some(verdict) = verdict {
+            let now = now_ms();
+            let updated = sqlx::query(
+                "UPDATE runs SET state = 'finished', verdict = $2, updated_at_ms = $3 \
+                 WHERE id = $1 AND state = 'running' RETURNING id",
+            )
+            .bind(run.get())
+            .bind(verdict.as_str())
+            .bind(now)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(|e| self.fail(operation(), e))?;
+            closed = updated.map(|_| verdict);
+        }
+        tx.commit().await.map_err(|e| self.fail(operation(), e))?;
+        Ok(Some(Advanced {
+            prefix,
+            verdict: closed,
+            totalled,
+            busy: false,
+        }))
+    }
+
+    /// Inside an advance of `run` (its totals row locked, `counted_before` pairs in it): adds
+    /// every pair waiting for the advance to the totals, the run's and its pairing's, and
+    /// numbers them on from `counted_before` in unit order. Returns how many. The pairs are
+    /// read once, in one statement: those committed after it wait for the next round.
+    async fn total_waiting(
+        &self,
+        tx: &mut sqlx::Transaction<'static, DB>,
+        run: RunId,
+        counted_before: i64,
+        operation: &impl Fn() -> String,
+    ) -> Result<u64> {
+        let rows = sqlx::query(
+            "SELECT pairing, pair_index, wins, draws, losses, penta FROM pairs \
+             WHERE run_id = $1 AND sequence IS NULL ORDER BY pair_index, pairing",
+        )
+        .bind(run.get())
+        .fetch_all(&mut **tx)
+        .await
+        .map_err(|e| self.fail(operation(), e))?;
+        if rows.is_empty() {
+            return Ok(0);
+        }
+        let mut tally = Totals::default();
+        let mut by_pairing = std::collections::BTreeMap::<i64, Totals>::new();
+        let mut numbered = Vec::with_capacity(rows.len());
+        for (sequence, row) in (counted_before + 1..).zip(&rows) {
+            let values = (0..6)
+                .map(|i| row.try_get::<i64, _>(i))
+                .collect::<std::result::Result<Vec<i64>, _>>()
+                .map_err(|e| self.fail(operation(), e))?;
+            let small = |v: i64| u8::try_from(v).unwrap_or(u8::MAX);
+            let pair = PairTally {
+                wins: small(values[2]),
+                draws: small(values[3]),
+                losses: small(values[4]),
+                penta: small(values[5]),
+            };
+            tally.add(pair);
+            by_pairing.entry(values[0]).or_default().add(pair);
+            numbered.push([values[0], values[1], sequence]);
+        }
+        for chunk in numbered.chunks(NUMBERED_PER_STATEMENT) {
+            let mut query = sqlx::query(sqlx::AssertSqlSafe(format!(
+                "WITH numbered (of_pairing, of_index, place) AS (VALUES {}) \
+                 UPDATE pairs SET sequence = numbered.place FROM numbered \
+                 WHERE pairs.run_id = $1 AND pairs.pairing = numbered.of_pairing \
+                 AND pairs.pair_index = numbered.of_index AND pairs.sequence IS NULL \
+                 RETURNING pair_index",
+                super::values_rows(chunk.len(), "", 2, 3)
+            )))
+            .bind(run.get());
+            for values in chunk {
+                for value in values {
+                    query = query.bind(*value);
+                }
+            }
+            let updated = query
+                .fetch_all(&mut **tx)
+                .await
+                .map_err(|e| self.fail(operation(), e))?
+                .len();
+            if updated != chunk.len() {
+                return Err(self.corrupt(
+                    "pairs",
+                    format!(
+                        "{updated} of {} waiting pairs of run {run} took their place in the \
+                         commit order",
+                        chunk.len()
+                    ),
+                ));
+            }
+        }
         let update = sqlx::query(sqlx::AssertSqlSafe(format!(
             "UPDATE run_totals SET {ADD_TOTALS} WHERE run_id = $1"
         )))
         .bind(run.get());
         with_totals(update, &tally)
-            .execute(&mut *tx)
+            .execute(&mut **tx)
             .await
             .map_err(|e| self.fail(operation(), e))?;
-        for (totals, last) in by_pairing.values() {
+        for (pairing, totals) in &by_pairing {
             let update = sqlx::query(sqlx::AssertSqlSafe(format!(
                 "UPDATE run_pairings SET {ADD_TOTALS} WHERE run_id = $1 AND pairing = $11 \
-                 AND pairs_planned > $12 RETURNING pairing"
+                 RETURNING pairing"
             )))
             .bind(run.get());
             let counted = with_totals(update, totals)
-                .bind(i64::from(last.key.pairing))
-                .bind(as_i64(last.key.index))
-                .fetch_optional(&mut *tx)
+                .bind(*pairing)
+                .fetch_optional(&mut **tx)
                 .await
                 .map_err(|e| self.fail(operation(), e))?;
             if counted.is_none() {
-                drop(tx);
-                return Err(self.refusal(last).await);
+                return Err(self.corrupt(
+                    "run_pairings",
+                    format!("run {run} has a counted pair of pairing {pairing}, which it lacks"),
+                ));
             }
         }
-        let (prefix, verdict) = self
-            .advance_prefix(
-                &mut tx,
-                run,
-                Schedule { pairings, planned },
-                first_unit as u64..(first_unit + units) as u64,
-                decide,
-                &operation,
-            )
-            .await?;
-        if let Some(verdict) = verdict {
-            sqlx::query(
-                "UPDATE runs SET state = 'finished', verdict = $2, updated_at_ms = $3 \
-                 WHERE id = $1 AND state = 'running'",
-            )
-            .bind(run.get())
-            .bind(verdict.as_str())
-            .bind(now)
-            .execute(&mut *tx)
-            .await
-            .map_err(|e| self.fail(operation(), e))?;
-        }
-        tx.commit().await.map_err(|e| self.fail(operation(), e))?;
-        Ok(Submitted::Counted { prefix, verdict })
+        Ok(rows.len() as u64)
     }
 
-    /// Moves `run`'s prefix over every unit counted in order after it, asking `decide` after
-    /// each; stops at the first unit not counted or at a decision. The whole run counted
-    /// without a decision is [`RunOutcome::Complete`]. `batch` is the units just counted: the
-    /// prefix can move only if it ends inside them (else its first missing unit is still
-    /// missing), so only the submit that fills the hole walks, and a run's walks add up to its
-    /// pairs.
-    async fn advance_prefix(
-        &self,
-        tx: &mut sqlx::Transaction<'static, DB>,
-        run: RunId,
-        schedule: Schedule,
-        batch: std::ops::Range<u64>,
-        decide: &mut (dyn FnMut(&Totals) -> Option<RunOutcome> + Send),
-        operation: &impl Fn() -> String,
-    ) -> Result<(Prefix, Option<RunOutcome>)> {
-        let for_update = DB::FOR_UPDATE;
+    /// Whether `run` has pairs counted and not yet totalled, read outside any transaction: an
+    /// advance's holder asks after its commit.
+    async fn waiting(&self, run: RunId) -> Result<bool> {
+        let found =
+            sqlx::query("SELECT 1 FROM pairs WHERE run_id = $1 AND sequence IS NULL LIMIT 1")
+                .bind(run.get())
+                .fetch_optional(&self.reader)
+                .await
+                .map_err(|e| self.fail(format!("reading the waiting pairs of run {run}"), e))?;
+        Ok(found.is_some())
+    }
+
+    /// The runs with a pair counted more than `older_than_ms` ago (by the submitter's clock)
+    /// and not yet totalled: a submitter died between its two transactions, and no submit
+    /// came after it to advance the run.
+    pub(crate) async fn stale_runs(&self, older_than_ms: i64) -> Result<Vec<RunId>> {
+        let rows = sqlx::query(
+            "SELECT DISTINCT run_id FROM pairs WHERE sequence IS NULL AND committed_at_ms < $1 \
+             ORDER BY run_id",
+        )
+        .bind(now_ms().saturating_sub(older_than_ms))
+        .fetch_all(&self.reader)
+        .await
+        .map_err(|e| self.fail("reading the runs waiting for an advance", e))?;
+        rows.iter()
+            .map(|row| row.try_get::<i64, _>(0).map(RunId::new))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|e| self.fail("reading the runs waiting for an advance", e))
+    }
+
+    /// `run`'s prefix as stored.
+    async fn prefix(&self, run: RunId) -> Result<Prefix> {
+        let operation = || format!("reading the prefix of run {run}");
         let row = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "SELECT units, {TALLY_COLUMNS} FROM run_prefix WHERE run_id = $1{for_update}"
+            "SELECT units, {TALLY_COLUMNS} FROM run_prefix WHERE run_id = $1"
         )))
         .bind(run.get())
-        .fetch_optional(&mut **tx)
+        .fetch_optional(&self.reader)
         .await
         .map_err(|e| self.fail(operation(), e))?
         .ok_or_else(|| self.corrupt("run_prefix", format!("queued run {run} has no prefix row")))?;
         let units: i64 = row.try_get(0).map_err(|e| self.fail(operation(), e))?;
-        let mut prefix = Prefix {
+        Ok(Prefix {
             units: self.non_negative(units, "run_prefix")?,
             totals: self
                 .decode_totals(&row, 1, "run_prefix")
                 .map_err(|e| self.decoded(e, operation))?,
-        };
-        let mut verdict = None;
-        let before = prefix.units;
-        if batch.contains(&prefix.units) {
-            verdict = self
-                .walk_prefix(tx, run, schedule.pairings, &mut prefix, decide, operation)
-                .await?;
+        })
+    }
+
+    /// Moves a running `run`'s `prefix` (as locked) over every unit counted and totalled in
+    /// order after it,
+    /// asking `decide` after each; stops at the first unit not yet totalled or at a decision.
+    /// The whole run counted without a decision is [`RunOutcome::Complete`]. A closed run's
+    /// prefix stays where its verdict left it.
+    async fn advance_prefix(
+        &self,
+        tx: &mut sqlx::Transaction<'static, DB>,
+        run: RunId,
+        mut prefix: Prefix,
+        schedule: Schedule,
+        decide: &mut (dyn FnMut(&Totals) -> Option<RunOutcome> + Send),
+        operation: &impl Fn() -> String,
+    ) -> Result<(Prefix, Option<RunOutcome>)> {
+        if !schedule.running {
+            return Ok((prefix, None));
         }
+        let before = prefix.units;
+        let mut verdict = self
+            .walk_prefix(tx, run, schedule.pairings, &mut prefix, decide, operation)
+            .await?;
         if verdict.is_none() && prefix.units >= schedule.planned {
             verdict = Some(RunOutcome::Complete);
         }
@@ -727,9 +956,9 @@ where
         Ok((prefix, verdict))
     }
 
-    /// Walks `prefix` forward over the pairs counted in unit order after it (unit = index * P +
-    /// pairing, so index then pairing is unit order, which the `pairs_in_unit_order` index
-    /// serves), a page at a time, until a unit is missing or `decide` gives a verdict.
+    /// Walks `prefix` forward over the totalled pairs in unit order after it (unit = index *
+    /// P + pairing, so index then pairing is unit order, which the `pairs_in_unit_order`
+    /// index serves), a page at a time, until a unit is missing or `decide` gives a verdict.
     async fn walk_prefix(
         &self,
         tx: &mut sqlx::Transaction<'static, DB>,
@@ -744,7 +973,8 @@ where
             let start_index = prefix.units / pairings.max(1);
             let rows = sqlx::query(
                 "SELECT pairing, pair_index, wins, draws, losses, penta FROM pairs \
-                 WHERE run_id = $1 AND pair_index >= $2 ORDER BY pair_index, pairing LIMIT $3",
+                 WHERE run_id = $1 AND pair_index >= $2 AND sequence IS NOT NULL \
+                 ORDER BY pair_index, pairing LIMIT $3",
             )
             .bind(run.get())
             .bind(as_i64(start_index))
@@ -912,8 +1142,7 @@ where
     }
 
     /// The verdict of `run` if it is finished, read inside `tx` without a lock: a heartbeat
-    /// changes nothing of the run (every worker's heartbeats would queue on the one row), and
-    /// a submit checks the run again when it locks the row, after the run's totals.
+    /// changes nothing of the run (every worker's heartbeats would queue on the one row).
     async fn closed(
         &self,
         tx: &mut sqlx::Transaction<'static, DB>,
@@ -927,33 +1156,45 @@ where
             .map_err(|e| self.fail(operation(), e))?
             .ok_or_else(|| self.unknown(run))?;
         let state: String = row.try_get(0).map_err(|e| self.fail(operation(), e))?;
+        let verdict: Option<String> = row.try_get(1).map_err(|e| self.fail(operation(), e))?;
+        self.verdict_of_state(&state, verdict)
+    }
+
+    /// A run's verdict from its row's `state` and `verdict`: none while it runs.
+    fn verdict_of_state(&self, state: &str, verdict: Option<String>) -> Result<Option<RunOutcome>> {
         if state == "running" {
             return Ok(None);
         }
-        let verdict: Option<String> = row.try_get(1).map_err(|e| self.fail(operation(), e))?;
-        let verdict = verdict.unwrap_or_default();
         verdict
+            .unwrap_or_default()
             .parse::<RunOutcome>()
             .map(Some)
             .map_err(|detail| self.corrupt("runs", detail))
     }
 
-    async fn pairing_count(
+    /// Each of `run`'s pairings' planned pairs, in pairing order (a run has at least one).
+    async fn pairing_plans(
         &self,
         tx: &mut sqlx::Transaction<'static, DB>,
         run: RunId,
         operation: &impl Fn() -> String,
-    ) -> Result<u64> {
-        let count: i64 = sqlx::query("SELECT COUNT(*) FROM run_pairings WHERE run_id = $1")
-            .bind(run.get())
-            .fetch_one(&mut **tx)
-            .await
-            .and_then(|row| row.try_get(0))
-            .map_err(|e| self.fail(operation(), e))?;
-        match self.non_negative(count, "run_pairings")? {
-            0 => Err(self.corrupt("run_pairings", format!("run {run} has no pairing"))),
-            n => Ok(n),
+    ) -> Result<Vec<u64>> {
+        let rows = sqlx::query(
+            "SELECT pairs_planned FROM run_pairings WHERE run_id = $1 ORDER BY pairing",
+        )
+        .bind(run.get())
+        .fetch_all(&mut **tx)
+        .await
+        .map_err(|e| self.fail(operation(), e))?;
+        if rows.is_empty() {
+            return Err(self.corrupt("run_pairings", format!("run {run} has no pairing")));
         }
+        rows.iter()
+            .map(|row| {
+                let planned: i64 = row.try_get(0).map_err(|e| self.fail(operation(), e))?;
+                self.non_negative(planned, "run_pairings")
+            })
+            .collect()
     }
 
     async fn touch_worker(

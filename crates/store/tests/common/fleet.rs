@@ -630,3 +630,233 @@ pub async fn a_pair_counted_before_its_batch_counts_once(store: &Store) {
         expected_games(&(0..3).collect())
     );
 }
+
+/// The SPRT stand-in of [`many_workers_reach_the_sequential_verdict`]: a verdict once one
+/// engine leads by `margin` wins, which the pairs of [`pair`] reach somewhere along the run.
+/// None decides nothing before the run's end.
+fn lead_of(margin: Option<u64>) -> impl FnMut(&Totals) -> Option<RunOutcome> + Send {
+    move |t: &Totals| {
+        let margin = margin?;
+        if t.wins >= t.losses + margin {
+            Some(RunOutcome::H1)
+        } else if t.losses >= t.wins + margin {
+            Some(RunOutcome::H0)
+        } else {
+            None
+        }
+    }
+}
+
+/// What one machine playing the units in order decides: the verdict and the unit count it is
+/// reached after, or the whole run complete.
+fn sequential(
+    units: u64,
+    mut decide: impl FnMut(&Totals) -> Option<RunOutcome>,
+) -> (RunOutcome, u64) {
+    let mut totals = Totals::default();
+    for k in 0..units {
+        totals.add(super::tally(k));
+        if let Some(verdict) = decide(&totals) {
+            return (verdict, k + 1);
+        }
+    }
+    (RunOutcome::Complete, units)
+}
+
+/// Many workers, each claiming and submitting one-unit batches as fast as it can (the
+/// coordinator bench's load, with the prefix's rule asked): submits commit side by side and
+/// the run's advances take turns, so a batch's pairs may be totalled by another submit's
+/// advance. Whatever the interleaving, the run closes once, with the verdict a sequential run
+/// reaches after the same units, its prefix holds exactly those units, the totals are the sum
+/// of every counted batch, and the commit order numbers every counted pair once with no gap
+/// and no pair left waiting.
+pub async fn many_workers_reach_the_sequential_verdict(store: std::sync::Arc<Store>) {
+    const UNITS: u64 = 160;
+    for margin in [Some(4), None] {
+        let (verdict, units) = sequential(UNITS, lead_of(margin));
+        assert!(
+            margin.is_none() || units < UNITS,
+            "the rule decides before the run's end"
+        );
+        let (_, run) = queued(&store, "fleet-many-workers", UNITS, queue(1)).await;
+        let mut workers = Vec::new();
+        for i in 0..24 {
+            workers.push(worker(&store, &format!("m{i}")).await);
+        }
+        let others: Vec<RunId> = store
+            .queued_runs()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|q| q.run.id)
+            .filter(|&id| id != run)
+            .collect();
+        let tasks: Vec<_> = workers
+            .into_iter()
+            .map(|w| {
+                let store = store.clone();
+                let others = others.clone();
+                tokio::spawn(async move {
+                    let mut reported = Vec::new();
+                    let mut counted = Vec::new();
+                    while let Some(lease) = store.claim_batch(w, LONG, &others).await.unwrap() {
+                        let mut decide = lead_of(margin);
+                        match store
+                            .submit_batch(&lease, &played(&lease), "{}", &mut decide)
+                            .await
+                            .unwrap()
+                        {
+                            Submitted::Counted { prefix, verdict } => {
+                                counted.extend(lease.unit_range());
+                                if let Some(verdict) = verdict {
+                                    reported.push((verdict, prefix));
+                                }
+                            }
+                            Submitted::RunClosed(_) => {}
+                            other @ (Submitted::AlreadyCounted | Submitted::Stepped { .. }) => {
+                                panic!("batch {}: {other:?}", lease.sequence)
+                            }
+                        }
+                    }
+                    (reported, counted)
+                })
+            })
+            .collect();
+        let mut reported = Vec::new();
+        let mut counted = BTreeSet::new();
+        for task in tasks {
+            let (verdicts, units) = task.await.unwrap();
+            reported.extend(verdicts);
+            counted.extend(units);
+        }
+        let prefix = Prefix {
+            units,
+            totals: expected_totals(0..units),
+        };
+        assert_eq!(
+            reported,
+            [(verdict, prefix)],
+            "one advance closes the run, where a sequential run would"
+        );
+        assert_eq!(
+            store.run(run).await.unwrap().state,
+            RunState::Finished { verdict }
+        );
+        assert!(counted.is_superset(&(0..units).collect()), "{counted:?}");
+        let totals = store.totals(run).await.unwrap();
+        assert_eq!(totals, expected_totals(counted.iter().copied()));
+        assert_eq!(store.pairing_totals(run).await.unwrap(), [totals]);
+        let order = super::commit_order(&store, run).await;
+        assert_eq!(
+            order.iter().map(|p| p.sequence).collect::<Vec<_>>(),
+            (1..=counted.len() as u64).collect::<Vec<_>>(),
+            "every counted pair has its place in the commit order, none waits"
+        );
+        assert_eq!(
+            store.stale_runs(std::time::Duration::ZERO).await.unwrap(),
+            []
+        );
+        let queued = store.queued_runs().await.unwrap();
+        let this = queued.iter().find(|q| q.run.id == run).unwrap();
+        assert_eq!(this.prefix, prefix);
+    }
+}
+
+/// A submitter killed between its two transactions (counted, never advanced): its pairs are
+/// counted (their keys taken, their games stored, a resume skips them) but neither in the
+/// totals nor in the commit order, and its run says it waits. The next submit's advance adds
+/// them; at a run's end, where no submit comes, an advance of its own (a worker's that finds
+/// the run stale) adds them and closes the run.
+pub async fn a_batch_whose_advance_never_ran_is_totalled_by_the_next(store: &Store) {
+    // Mid-run: the next submit adds the orphan too.
+    let (_, run) = queued(store, "fleet-orphan", 9, queue(3)).await;
+    let w = worker(store, "w").await;
+    let first = claim(store, w, run, LONG).await.unwrap();
+    match store
+        .count_batch(&first, &played(&first), "{}")
+        .await
+        .unwrap()
+    {
+        Submitted::Counted { prefix, verdict } => {
+            assert_eq!((prefix, verdict), (Prefix::default(), None));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(store.totals(run).await.unwrap(), Totals::default());
+    assert_eq!(super::commit_order(store, run).await, []);
+    assert_eq!(
+        super::committed_indices(store, run).await,
+        (0..3).collect::<BTreeSet<_>>(),
+        "counted: a resume must not play them again"
+    );
+    assert_eq!(
+        store.stale_runs(std::time::Duration::ZERO).await.unwrap(),
+        [run]
+    );
+    assert_eq!(
+        store
+            .stale_runs(std::time::Duration::from_secs(3600))
+            .await
+            .unwrap(),
+        [],
+        "not stale yet: its submitter may still be advancing it"
+    );
+    // A second copy of the batch still counts nothing.
+    assert_eq!(submit(store, &first).await, Submitted::AlreadyCounted);
+    let second = claim(store, w, run, LONG).await.unwrap();
+    match submit(store, &second).await {
+        Submitted::Counted { prefix, verdict } => {
+            assert_eq!(verdict, None);
+            assert_eq!(prefix.units, 6);
+            assert_eq!(prefix.totals, expected_totals(0..6));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(store.totals(run).await.unwrap(), expected_totals(0..6));
+    assert_eq!(
+        super::commit_order(store, run)
+            .await
+            .iter()
+            .map(|p| (p.sequence, p.key.index))
+            .collect::<Vec<_>>(),
+        [(1, 0), (2, 1), (3, 2), (4, 3), (5, 4), (6, 5)]
+    );
+    assert_eq!(
+        store.stale_runs(std::time::Duration::ZERO).await.unwrap(),
+        []
+    );
+
+    // The last batch: nothing comes after it but an advance.
+    let last = claim(store, w, run, LONG).await.unwrap();
+    store
+        .count_batch(&last, &played(&last), "{}")
+        .await
+        .unwrap();
+    assert_eq!(store.run(run).await.unwrap().state, RunState::Running);
+    let advanced = store.advance(run, &mut never).await.unwrap();
+    assert_eq!(
+        (
+            advanced.totalled,
+            advanced.verdict,
+            advanced.prefix.units,
+            advanced.busy
+        ),
+        (3, Some(RunOutcome::Complete), 9, false)
+    );
+    assert_eq!(
+        store.run(run).await.unwrap().state,
+        RunState::Finished {
+            verdict: RunOutcome::Complete
+        }
+    );
+    assert_eq!(store.totals(run).await.unwrap(), expected_totals(0..9));
+    assert_eq!(
+        store.pairing_totals(run).await.unwrap(),
+        [expected_totals(0..9)]
+    );
+    assert_eq!(super::commit_order(store, run).await.len(), 9);
+    // Advancing again finds nothing to do and changes nothing.
+    let again = store.advance(run, &mut never).await.unwrap();
+    assert_eq!((again.totalled, again.verdict), (0, None));
+    assert_eq!(store.totals(run).await.unwrap(), expected_totals(0..9));
+}
