@@ -54,6 +54,11 @@ pub(crate) const SQLITE: &[Source] = &[
         "deferred totals",
         include_str!("../migrations/sqlite/0008_deferred_totals.sql"),
     ),
+    (
+        9,
+        "tokens",
+        include_str!("../migrations/sqlite/0009_tokens.sql"),
+    ),
 ];
 
 /// PostgreSQL migrations, oldest first: the same versions as [`SQLITE`].
@@ -101,6 +106,11 @@ pub(crate) const POSTGRES: &[Source] = &[
         8,
         "deferred totals",
         include_str!("../migrations/postgres/0008_deferred_totals.sql"),
+    ),
+    (
+        9,
+        "tokens",
+        include_str!("../migrations/postgres/0009_tokens.sql"),
     ),
 ];
 
@@ -186,7 +196,7 @@ mod tests {
     fn dialects_have_the_same_versions() {
         let versions = |s: &[Source]| s.iter().map(|&(v, d, _)| (v, d)).collect::<Vec<_>>();
         assert_eq!(versions(SQLITE), versions(POSTGRES));
-        assert_eq!(latest(SQLITE), 8);
+        assert_eq!(latest(SQLITE), 9);
     }
 
     /// A file written by the release before migration 2 (the schema of migration 1 only, with
@@ -249,7 +259,7 @@ mod tests {
                 .fetch_all(&pool)
                 .await
                 .unwrap();
-        assert_eq!(versions, [1, 2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(versions, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
     }
 
     /// Rows as the release before migration 3 wrote them (schema 2): a finished match whose
@@ -524,7 +534,7 @@ mod tests {
                 .fetch_all(&pool)
                 .await
                 .unwrap();
-        assert_eq!(versions, [1, 2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(versions, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
         // The rebuilt tables keep their references: the file passes SQLite's own check.
         let broken: Vec<String> =
             sqlx::query_scalar("SELECT \"table\" FROM pragma_foreign_key_check")
