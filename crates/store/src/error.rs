@@ -13,6 +13,7 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use crate::fleet::WorkerId;
 use crate::model::{PairKey, RunId};
 
 /// Everything that can go wrong in the store.
@@ -220,6 +221,36 @@ pub enum StoreError {
         location: String,
         name: String,
         reason: String,
+    },
+
+    /// No worker has this id.
+    #[error("{location}: no worker with id {worker}")]
+    UnknownWorker { location: String, worker: WorkerId },
+
+    /// [`Store::create_token`](crate::Store::create_token) with a name that is taken (by a
+    /// live or a revoked token: a name is never reused, so a list always says which token a
+    /// worker was registered with).
+    #[error("{location}: a token named {name:?} already exists; choose another name")]
+    DuplicateTokenName { location: String, name: String },
+
+    /// No token has this name.
+    #[error("{location}: no token named {name:?}")]
+    UnknownToken { location: String, name: String },
+
+    /// A token that cannot be created (no name).
+    #[error("{location}: token {name:?} refused: {reason}")]
+    InvalidToken {
+        location: String,
+        name: String,
+        reason: String,
+    },
+
+    /// The operating system gave no random bytes for a token's secret.
+    #[error("{location}: no random bytes for a token's secret: {cause}")]
+    Randomness {
+        location: String,
+        /// What getrandom said (shown in the message, not returned as the source).
+        cause: getrandom::Error,
     },
 }
 

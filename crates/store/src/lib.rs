@@ -267,6 +267,7 @@ mod postgres;
 mod repo;
 mod run_lock;
 mod sqlite;
+mod tokens;
 
 use std::collections::BTreeSet;
 
@@ -286,6 +287,7 @@ pub use model::{
     TuningMethod, TuningSetup, TuningStep,
 };
 pub use run_lock::RunLock;
+pub use tokens::{ParseTokenScopeError, TokenId, TokenInfo, TokenScope};
 
 pub use repo::sha256_hex;
 use repo::Repo;
@@ -548,6 +550,58 @@ impl Store {
     /// updates the one of that name.
     pub fn register_worker<'a>(&'a self, info: &'a WorkerInfo) -> StoreFuture<'a, WorkerId> {
         with_repo!(self, repo => Box::pin(repo.register_worker(info)))
+    }
+
+    /// Registers a worker that reached the fleet through `token` (`arbiter serve`), as
+    /// [`Store::register_worker`] does (the same name is the same worker, its contact
+    /// refreshed), bound to the token. `None`, having changed nothing, when the name is a
+    /// worker bound to another token or to none (one registered on the database directly): a
+    /// token can never take over another's worker and its leases. Whether the token is still
+    /// live is the caller's check ([`Store::authenticate`]).
+    pub fn register_worker_for<'a>(
+        &'a self,
+        info: &'a WorkerInfo,
+        token: TokenId,
+    ) -> StoreFuture<'a, Option<WorkerId>> {
+        with_repo!(self, repo => Box::pin(repo.register_worker_for(info, token)))
+    }
+
+    /// The token `worker` was registered through ([`Store::register_worker_for`]); `None` for
+    /// a worker registered on the database directly. An unknown worker is
+    /// [`StoreError::UnknownWorker`].
+    pub fn worker_token(&self, worker: WorkerId) -> StoreFuture<'_, Option<TokenId>> {
+        with_repo!(self, repo => Box::pin(repo.worker_token(worker)))
+    }
+
+    /// Creates an API token named `name` and returns it with its secret, which is shown
+    /// here once and never again: the store keeps only its SHA-256. The secret is `arb_`
+    /// followed by 43 characters, the URL-safe base64 of 32 random bytes from the operating
+    /// system. A taken name, a revoked token's too, is [`StoreError::DuplicateTokenName`]; an
+    /// empty one [`StoreError::InvalidToken`].
+    pub fn create_token<'a>(
+        &'a self,
+        name: &'a str,
+        scope: TokenScope,
+    ) -> StoreFuture<'a, (TokenInfo, String)> {
+        with_repo!(self, repo => Box::pin(repo.create_token(name, scope)))
+    }
+
+    /// The live token whose secret this is; `None` for a revoked token's secret and for any
+    /// other text (an unknown or malformed secret is not an error).
+    pub fn authenticate<'a>(&'a self, secret: &'a str) -> StoreFuture<'a, Option<TokenInfo>> {
+        with_repo!(self, repo => Box::pin(repo.authenticate(secret)))
+    }
+
+    /// Revokes the token named `name`, at once for every server on the database, and returns
+    /// it. Revoking it again changes nothing (it keeps the first time); an unknown name is
+    /// [`StoreError::UnknownToken`].
+    pub fn revoke_token<'a>(&'a self, name: &'a str) -> StoreFuture<'a, TokenInfo> {
+        with_repo!(self, repo => Box::pin(repo.revoke_token(name)))
+    }
+
+    /// Every token, live and revoked, by name.
+    pub fn tokens(&self) -> StoreFuture<'_, Vec<TokenInfo>> {
+        with_repo!(self, repo => Box::pin(repo.tokens()))
     }
 
     /// Every worker the database has heard from, by name.

@@ -54,6 +54,11 @@ pub(crate) const SQLITE: &[Source] = &[
         "deferred totals",
         include_str!("../migrations/sqlite/0008_deferred_totals.sql"),
     ),
+    (
+        9,
+        "tokens",
+        include_str!("../migrations/sqlite/0009_tokens.sql"),
+    ),
 ];
 
 /// PostgreSQL migrations, oldest first: the same versions as [`SQLITE`].
@@ -101,6 +106,11 @@ pub(crate) const POSTGRES: &[Source] = &[
         8,
         "deferred totals",
         include_str!("../migrations/postgres/0008_deferred_totals.sql"),
+    ),
+    (
+        9,
+        "tokens",
+        include_str!("../migrations/postgres/0009_tokens.sql"),
     ),
 ];
 
@@ -186,7 +196,7 @@ mod tests {
     fn dialects_have_the_same_versions() {
         let versions = |s: &[Source]| s.iter().map(|&(v, d, _)| (v, d)).collect::<Vec<_>>();
         assert_eq!(versions(SQLITE), versions(POSTGRES));
-        assert_eq!(latest(SQLITE), 8);
+        assert_eq!(latest(SQLITE), 9);
     }
 
     /// A file written by the release before migration 2 (the schema of migration 1 only, with
@@ -249,7 +259,7 @@ mod tests {
                 .fetch_all(&pool)
                 .await
                 .unwrap();
-        assert_eq!(versions, [1, 2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(versions, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
     }
 
     /// Rows as the release before migration 3 wrote them (schema 2): a finished match whose
@@ -524,7 +534,7 @@ mod tests {
                 .fetch_all(&pool)
                 .await
                 .unwrap();
-        assert_eq!(versions, [1, 2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(versions, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
         // The rebuilt tables keep their references: the file passes SQLite's own check.
         let broken: Vec<String> =
             sqlx::query_scalar("SELECT \"table\" FROM pragma_foreign_key_check")
@@ -560,6 +570,124 @@ mod tests {
             .await
             .unwrap();
         check_the_upgrade(&store).await;
+        store.close().await;
+    }
+
+    /// A worker as schema 8 stored it (registered on the database directly).
+    const SCHEMA_8_WORKER: &str = "INSERT INTO workers (name, host, cores, version, \
+        first_contact_ms, last_contact_ms) VALUES ('old-worker', 'old-host', 4, '0.1', 1, 2)";
+
+    /// A store of schema 8 with a worker in it, opened by this build: its worker is bound to no
+    /// token, so no token can take it over, and tokens are created beside it.
+    async fn check_the_token_upgrade(store: &crate::Store) {
+        use crate::{TokenScope, WorkerInfo};
+
+        let workers = store.workers().await.unwrap();
+        assert_eq!(workers.len(), 1);
+        let old = &workers[0];
+        assert_eq!(
+            (
+                old.info.name.as_str(),
+                old.info.host.as_str(),
+                old.last_contact_ms
+            ),
+            ("old-worker", "old-host", 2)
+        );
+        assert_eq!(store.worker_token(old.id).await.unwrap(), None);
+        let (token, secret) = store
+            .create_token("first", TokenScope::Worker)
+            .await
+            .unwrap();
+        assert_eq!(
+            store.authenticate(&secret).await.unwrap(),
+            Some(token.clone())
+        );
+        let claim = |name: &str| WorkerInfo {
+            name: name.into(),
+            host: "new-host".into(),
+            cores: 1,
+            version: "new".into(),
+        };
+        assert_eq!(
+            store
+                .register_worker_for(&claim("old-worker"), token.id)
+                .await
+                .unwrap(),
+            None
+        );
+        assert_eq!(store.workers().await.unwrap()[0].info.host, "old-host");
+        let new = store
+            .register_worker_for(&claim("new-worker"), token.id)
+            .await
+            .unwrap()
+            .expect("a new worker");
+        assert_eq!(store.worker_token(new).await.unwrap(), Some(token.id));
+    }
+
+    #[tokio::test]
+    async fn a_file_of_schema_8_upgrades_to_tokens() {
+        use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
+        use sqlx::Executor;
+
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("schema8.db");
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(
+                SqliteConnectOptions::new()
+                    .filename(&path)
+                    .create_if_missing(true)
+                    .foreign_keys(true),
+            )
+            .await
+            .unwrap();
+        migrator(&SQLITE[..8]).run(&pool).await.unwrap();
+        pool.execute(SCHEMA_8_WORKER).await.unwrap();
+        pool.close().await;
+
+        let store = crate::Store::open(&crate::Location::parse(&path.display().to_string()))
+            .await
+            .unwrap();
+        check_the_token_upgrade(&store).await;
+        store.close().await;
+
+        let pool = SqlitePoolOptions::new()
+            .connect_with(SqliteConnectOptions::new().filename(&path))
+            .await
+            .unwrap();
+        let broken: Vec<String> =
+            sqlx::query_scalar("SELECT \"table\" FROM pragma_foreign_key_check")
+                .fetch_all(&pool)
+                .await
+                .unwrap();
+        assert!(broken.is_empty(), "{broken:?}");
+        // The database refuses a scope arbiter never writes.
+        let refused = pool
+            .execute(
+                "INSERT INTO tokens (name, scope, secret_hash, created_at_ms) \
+                 VALUES ('x', 'root', 'h', 0)",
+            )
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("CHECK constraint failed"), "{refused}");
+    }
+
+    #[cfg(feature = "postgres")]
+    #[tokio::test]
+    async fn a_postgres_database_of_schema_8_upgrades_to_tokens() {
+        use sqlx::Executor;
+
+        let url = arbiter_pgtest::database("upgrade_tokens")
+            .unwrap_or_else(|e| panic!("a fresh PostgreSQL database: {e}"));
+        let pool = sqlx::PgPool::connect(&url).await.unwrap();
+        migrator(&POSTGRES[..8]).run(&pool).await.unwrap();
+        pool.execute(SCHEMA_8_WORKER).await.unwrap();
+        pool.close().await;
+        let store = crate::Store::open(&crate::Location::parse(&url))
+            .await
+            .unwrap();
+        check_the_token_upgrade(&store).await;
         store.close().await;
     }
 }

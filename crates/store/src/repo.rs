@@ -30,6 +30,7 @@ use crate::model::{
 };
 
 mod batches;
+mod tokens;
 
 pub use batches::sha256_hex;
 use batches::QueueRefused;

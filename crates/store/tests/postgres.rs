@@ -180,6 +180,7 @@ fn concurrent_first_opens_of_an_empty_database_all_succeed() {
                     "run_prefix",
                     "run_totals",
                     "runs",
+                    "tokens",
                     "tuning_runs",
                     "tuning_steps",
                     "workers"
@@ -377,5 +378,56 @@ async fn concurrent_tuning_submits_apply_every_update_once() {
     common::tuning_fleet::concurrent_tuning_submits_apply_every_update_once(Arc::new(
         store("concurrent_tuning_submits_apply_every_update_once").await,
     ))
+    .await;
+}
+
+// API tokens (tests/common/tokens.rs).
+
+#[tokio::test]
+async fn a_token_is_created_authenticated_and_revoked() {
+    let url = database("a_token_is_created_authenticated_and_revoked");
+    let store = Store::open(&Location::parse(&url)).await.unwrap();
+    let (token, secret) =
+        common::tokens::a_token_is_created_authenticated_and_revoked(&store).await;
+    store.close().await;
+    let pool = sqlx::PgPool::connect(&url).await.unwrap();
+    let rows: Vec<(String, String, String)> =
+        sqlx::query_as("SELECT name, scope, secret_hash FROM tokens")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    pool.close().await;
+    common::tokens::only_the_hash_is_stored(&rows, &token.name, &secret);
+}
+
+#[tokio::test]
+async fn unknown_revoked_and_malformed_secrets_authenticate_nobody() {
+    common::tokens::unknown_revoked_and_malformed_secrets_authenticate_nobody(
+        &store("unknown_revoked_and_malformed_secrets_authenticate_nobody").await,
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn token_names_are_unique_and_known() {
+    common::tokens::token_names_are_unique_and_known(
+        &store("token_names_are_unique_and_known").await,
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_token_cannot_take_over_another_tokens_worker() {
+    common::tokens::a_token_cannot_take_over_another_tokens_worker(
+        &store("a_token_cannot_take_over_another_tokens_worker").await,
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn token_names_with_sql_metacharacters_are_plain_names() {
+    common::tokens::token_names_with_sql_metacharacters_are_plain_names(
+        &store("token_names_with_sql_metacharacters_are_plain_names").await,
+    )
     .await;
 }

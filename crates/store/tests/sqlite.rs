@@ -327,7 +327,7 @@ async fn a_newer_schema_is_refused() {
             error,
             StoreError::NewerSchema {
                 found: 99,
-                supported: 8,
+                supported: 9,
                 ..
             }
         ),
@@ -770,4 +770,44 @@ async fn a_queued_tuning_run_applies_each_batch_once() {
 async fn concurrent_tuning_submits_apply_every_update_once() {
     let (_dir, store) = fresh().await;
     tuning_fleet::concurrent_tuning_submits_apply_every_update_once(Arc::new(store)).await;
+}
+
+// API tokens (tests/common/tokens.rs).
+
+#[tokio::test]
+async fn a_token_is_created_authenticated_and_revoked() {
+    let (dir, store) = fresh().await;
+    let (token, secret) = tokens::a_token_is_created_authenticated_and_revoked(&store).await;
+    store.close().await;
+    let pool = raw(&dir.path().join("arbiter.db")).await;
+    let rows: Vec<(String, String, String)> =
+        sqlx::query_as("SELECT name, scope, secret_hash FROM tokens")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    tokens::only_the_hash_is_stored(&rows, &token.name, &secret);
+}
+
+#[tokio::test]
+async fn unknown_revoked_and_malformed_secrets_authenticate_nobody() {
+    let (_dir, store) = fresh().await;
+    tokens::unknown_revoked_and_malformed_secrets_authenticate_nobody(&store).await;
+}
+
+#[tokio::test]
+async fn token_names_are_unique_and_known() {
+    let (_dir, store) = fresh().await;
+    tokens::token_names_are_unique_and_known(&store).await;
+}
+
+#[tokio::test]
+async fn a_token_cannot_take_over_another_tokens_worker() {
+    let (_dir, store) = fresh().await;
+    tokens::a_token_cannot_take_over_another_tokens_worker(&store).await;
+}
+
+#[tokio::test]
+async fn token_names_with_sql_metacharacters_are_plain_names() {
+    let (_dir, store) = fresh().await;
+    tokens::token_names_with_sql_metacharacters_are_plain_names(&store).await;
 }

@@ -180,13 +180,7 @@ where
     /// Registers a worker under its name, or updates the one of that name; returns its id.
     pub(crate) async fn register_worker(&self, info: &WorkerInfo) -> Result<WorkerId> {
         let operation = || format!("registering worker {:?}", info.name);
-        if info.name.is_empty() {
-            return Err(StoreError::InvalidWorker {
-                location: self.location.to_string(),
-                name: info.name.clone(),
-                reason: "a worker needs a name".into(),
-            });
-        }
+        self.check_worker_name(info)?;
         let mut tx = self.begin_write(&operation).await?;
         let now = DB::NOW_MS;
         let id: i64 = sqlx::query(sqlx::AssertSqlSafe(format!(
@@ -205,6 +199,18 @@ where
         .map_err(|e| self.fail(operation(), e))?;
         tx.commit().await.map_err(|e| self.fail(operation(), e))?;
         Ok(WorkerId::new(id))
+    }
+
+    /// Refuses a worker without a name, which could not be told from another.
+    pub(crate) fn check_worker_name(&self, info: &WorkerInfo) -> Result<()> {
+        if info.name.is_empty() {
+            return Err(StoreError::InvalidWorker {
+                location: self.location.to_string(),
+                name: info.name.clone(),
+                reason: "a worker needs a name".into(),
+            });
+        }
+        Ok(())
     }
 
     /// Every worker the database has heard from, by name.

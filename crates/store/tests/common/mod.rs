@@ -19,6 +19,7 @@ use arbiter_store::{
 use futures_util::TryStreamExt;
 
 pub mod fleet;
+pub mod tokens;
 pub mod tuning_fleet;
 
 pub const FIRST: &str = "dev ♞";
