@@ -13,7 +13,7 @@ use crate::common::{arbiter, staunton, text, write_script, BOOK};
 
 /// A fixed-node SPRT between staunton and staunton with a weaker knight: deterministic games,
 /// so one machine and a fleet play the same ones.
-fn config(dir: &Path, rounds: u64) -> PathBuf {
+pub(crate) fn config(dir: &Path, rounds: u64) -> PathBuf {
     config_at(dir, rounds, 300)
 }
 
@@ -39,7 +39,7 @@ fn config_at(dir: &Path, rounds: u64, nodes: u64) -> PathBuf {
 
 /// The oracle: `arbiter match` plays the configuration of the test's folder alone, one game at a
 /// time; its run's totals and state.
-fn one_machine(dir: &Path) -> (Totals, RunState) {
+pub(crate) fn one_machine(dir: &Path) -> (Totals, RunState) {
     let local = arbiter(
         &["match", "sprt.toml", "--store", "local.db", "--quiet"],
         dir,
@@ -61,7 +61,7 @@ fn one_machine(dir: &Path) -> (Totals, RunState) {
     })
 }
 
-fn block_on<F: std::future::Future>(future: F) -> F::Output {
+pub(crate) fn block_on<F: std::future::Future>(future: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -108,7 +108,7 @@ fn worker(db: &str, name: &str, dir: &Path, log: &Path) -> Child {
 
 /// The batches' tallies summed, from the store's own table (what the submits counted), and the
 /// distinct game numbers stored, on SQLite.
-fn batch_sums(db: &Path) -> (u64, Totals) {
+pub(crate) fn batch_sums(db: &Path) -> (u64, Totals) {
     block_on(async {
         let options = sqlx::sqlite::SqliteConnectOptions::new().filename(db);
         let pool = sqlx::SqlitePool::connect_with(options).await.unwrap();

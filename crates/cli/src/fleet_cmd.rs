@@ -13,12 +13,14 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use arbiter_records::text;
 use arbiter_runner::config::{cutechess, RunConfig};
+use arbiter_runner::coordinator::Coordinator;
 use arbiter_runner::fleet::{self, SubmitOptions, WorkerEnd, WorkerEvent, WorkerOptions};
 use arbiter_runner::lifecycle::{self, lineage};
 use arbiter_runner::lines;
 use arbiter_runner::outputs::{self, Export};
 use arbiter_runner::play::Event;
 use arbiter_runner::sinks::{Summary, Verdict};
+use arbiter_server::HttpCoordinator;
 use arbiter_stats::{EloModel, Sample, Sprt, SprtState};
 use arbiter_store::{Location, QueuedRun, RunId, RunKind, RunOutcome, RunState, Store, Submitted};
 use arbiter_tune::spsa_fleet::{self, SpsaTuner};
@@ -67,9 +69,15 @@ pub struct StopArgs {
 
 #[derive(clap::Args)]
 pub struct WorkerArgs {
-    /// The database of the fleet.
-    #[arg(long)]
-    db: String,
+    /// The database of the fleet (or --server).
+    #[arg(long, required_unless_present = "server", conflicts_with = "server")]
+    db: Option<String>,
+    /// The fleet's server (`arbiter serve`), for a worker without database credentials.
+    #[arg(long, requires = "token_file")]
+    server: Option<String>,
+    /// The file holding the worker's token (`arbiter admin token create NAME --scope worker`).
+    #[arg(long, requires = "server")]
+    token_file: Option<PathBuf>,
     /// Games at once (default: the machine's cores).
     #[arg(long)]
     concurrency: Option<usize>,
@@ -88,7 +96,7 @@ pub struct WorkerArgs {
     scratch: Option<PathBuf>,
 }
 
-fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .max_blocking_threads(arbiter_runner::config::MAX_CONCURRENCY + 512)
@@ -96,7 +104,7 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .context("start the async runtime")
 }
 
-async fn open(db: &str) -> anyhow::Result<Store> {
+pub(crate) async fn open(db: &str) -> anyhow::Result<Store> {
     Store::open(&Location::parse(db))
         .await
         .with_context(|| format!("open the database {db}"))
@@ -331,10 +339,29 @@ pub fn worker(args: &WorkerArgs) -> anyhow::Result<ExitCode> {
             (None, None) => PathBuf::from("."),
         },
         run: None,
-        tuner: Some(Arc::new(SpsaTuner)),
+        // The tuner's update runs inside the database's transaction: a worker on the server
+        // leaves tuning runs to workers on the database.
+        tuner: args
+            .db
+            .is_some()
+            .then(|| Arc::new(SpsaTuner) as Arc<dyn fleet::Tuner>),
+    };
+    let token = match &args.token_file {
+        Some(path) => Some(
+            std::fs::read_to_string(path)
+                .with_context(|| format!("read the token file {}", path.display()))?,
+        ),
+        None => None,
     };
     let code = runtime()?.block_on(async {
-        let store = Arc::new(open(&args.db).await?);
+        let store: Arc<dyn Coordinator> = match (&args.db, &args.server, &token) {
+            (Some(db), _, _) => Arc::new(open(db).await?),
+            (None, Some(server), Some(token)) => Arc::new(
+                HttpCoordinator::new(server, token)
+                    .map_err(|why| anyhow::anyhow!("--server {server}: {why}"))?,
+            ),
+            _ => bail!("arbiter worker needs --db URL, or --server URL with --token-file FILE"),
+        };
         let (stop_tx, stop_rx) = watch::channel(false);
         crate::on_stop_signals(move |_| {
             let _ = stop_tx.send(true);

@@ -35,6 +35,7 @@ mod match_cmd;
 mod perft_cmd;
 mod rate_cmd;
 mod report_cmd;
+mod serve_cmd;
 mod sprt_cmd;
 mod spsa_cmd;
 mod texel_cmd;
@@ -68,8 +69,10 @@ enum Command {
     Runs(fleet_cmd::RunsArgs),
     /// Stop a queued run; its workers drop their batches.
     Stop(fleet_cmd::StopArgs),
-    /// Play queued runs' batches from a database until stopped.
+    /// Play queued runs' batches from a database (or a server) until stopped.
     Worker(fleet_cmd::WorkerArgs),
+    /// Serve the fleet's database over HTTP, for workers without database credentials.
+    Serve(serve_cmd::ServeArgs),
     /// Tune engine parameters: SPSA by games, Texel by positions.
     Tune {
         #[command(subcommand)]
@@ -175,6 +178,7 @@ fn main() -> ExitCode {
         Command::Runs(args) => fleet_cmd::runs(&args),
         Command::Stop(args) => fleet_cmd::stop(&args),
         Command::Worker(args) => fleet_cmd::worker(&args),
+        Command::Serve(args) => serve_cmd::run(&args),
         Command::Tune { method } => match method {
             TuneMethod::Spsa(args) => spsa_cmd::run(&args),
             TuneMethod::Texel(args) => texel_cmd::run(&args),

@@ -21,7 +21,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use arbiter_stats::SprtState;
+use arbiter_stats::{Sample, Sprt, SprtState};
 use arbiter_store::{
     sha256_hex, Heartbeat, JudgedOn, Lease, PairRecord, Pairing, Queue, RunFacts, RunFile, RunId,
     RunOutcome, RunSpec, RunState, SprtFacts, Store, StoreError, Submitted, Totals, TuningSetup,
@@ -31,10 +31,10 @@ use futures_util::future::BoxFuture;
 use tokio::sync::{mpsc, watch};
 
 use crate::config::{CheckedConfig, ConfigError, Program, RunConfig};
+use crate::coordinator::{Coordinator, RunSetup};
 use crate::lifecycle::{fresh_seed, lineage};
 use crate::play::{play_with, End, Event, Flow, MatchError, PairSink, PlayedPair, Players};
 use crate::player::PlayerSpec;
-use crate::sinks::sprt_status;
 use crate::spec::{pairs_in, MatchSpec, PlaySpec, SprtJudge};
 use crate::tc::TimeControl;
 
@@ -467,7 +467,7 @@ struct Prepared {
 /// The worker: claims batches from `store` until there are none (with `exit_when_idle`) or
 /// `cancel` turns true, playing each and submitting it.
 pub fn work<'a>(
-    store: Arc<Store>,
+    store: Arc<dyn Coordinator>,
     options: &'a WorkerOptions,
     events: &'a mpsc::UnboundedSender<WorkerEvent>,
     cancel: watch::Receiver<bool>,
@@ -476,7 +476,7 @@ pub fn work<'a>(
 }
 
 async fn work_body(
-    store: Arc<Store>,
+    store: Arc<dyn Coordinator>,
     options: &WorkerOptions,
     events: &mpsc::UnboundedSender<WorkerEvent>,
     mut cancel: watch::Receiver<bool>,
@@ -488,10 +488,7 @@ async fn work_body(
         cores: u32::try_from(options.concurrency).unwrap_or(u32::MAX),
         version: env!("CARGO_PKG_VERSION").to_owned(),
     };
-    let worker = retrying("registering", events, &cancel, || {
-        store.register_worker(&info)
-    })
-    .await?;
+    let worker = retrying("registering", events, &cancel, || store.register(&info)).await?;
     let _ = events.send(WorkerEvent::Registered(worker));
     let lease_ms = i64::try_from(options.lease.as_millis()).unwrap_or(i64::MAX);
     let mut excluded: Vec<RunId> = Vec::new();
@@ -504,8 +501,7 @@ async fn work_body(
         if let Some(run) = options.run {
             // Pinned to one run: every other queued run is left out of the claim, and the
             // worker ends when its run does.
-            let queue =
-                retrying("reading the queue", events, &cancel, || store.queued_runs()).await?;
+            let queue = retrying("reading the queue", events, &cancel, || store.queue()).await?;
             match queue.iter().find(|queued| queued.run.id == run) {
                 None => {
                     return Err(FleetError::Refused(format!(
@@ -525,7 +521,7 @@ async fn work_body(
                 .collect();
         }
         let claimed = retrying("claiming a batch", events, &cancel, || {
-            store.claim_batch(worker, lease_ms, &excluded)
+            store.claim(worker, lease_ms, &excluded)
         })
         .await;
         let claimed = match claimed {
@@ -535,15 +531,7 @@ async fn work_body(
         };
         if stale_checked.is_none_or(|at| at.elapsed() >= STALE_AFTER) {
             stale_checked = Some(Instant::now());
-            advance_stale(
-                &store,
-                prepared.as_ref(),
-                &excluded,
-                options,
-                events,
-                &cancel,
-            )
-            .await?;
+            advance_stale(&*store, prepared.as_ref(), &excluded, events, &cancel).await?;
         }
         // A run queued after the queue was read: not the pinned worker's to play.
         if let Some(lease) = claimed
@@ -551,7 +539,7 @@ async fn work_body(
             .filter(|lease| options.run.is_some_and(|run| run != lease.run))
         {
             retrying("releasing a batch", events, &cancel, || {
-                store.release_batch(lease)
+                store.release(lease)
             })
             .await?;
             continue;
@@ -569,7 +557,7 @@ async fn work_body(
             // Batches leased by others may still lapse and come back: idle means none left
             // undone in any run this worker may play, not merely none open now.
             if options.exit_when_idle {
-                let undone = retrying("reading the queue", events, &cancel, || store.queued_runs())
+                let undone = retrying("reading the queue", events, &cancel, || store.queue())
                     .await?
                     .into_iter()
                     .any(|queued| {
@@ -600,7 +588,7 @@ async fn work_body(
                 old.players.shutdown().await;
             }
             let ready = retrying("reading the run", events, &cancel, || {
-                prepare(&store, lease.run, options)
+                prepare(&*store, lease.run, options)
             })
             .await?;
             let ready = match ready {
@@ -614,7 +602,7 @@ async fn work_body(
                 Ok(ready) => prepared = Some(ready),
                 Err(reason) => {
                     leave(
-                        &store,
+                        &*store,
                         &lease,
                         reason,
                         &mut excluded,
@@ -635,16 +623,15 @@ async fn work_body(
         let tuned = match &ready.tuning {
             None => None,
             Some(plan) => {
-                let steps = retrying("reading the run's values", events, &cancel, || {
-                    store.tuning_steps(lease.run)
+                let theta = retrying("reading the run's values", events, &cancel, || {
+                    store.tuning_theta(lease.run)
                 })
                 .await?;
-                let theta = steps.last().map(|last| last.step.theta.as_str());
-                match plan.batch(&ready.spec.play.players, &lease, theta) {
+                match plan.batch(&ready.spec.play.players, &lease, theta.as_deref()) {
                     Ok(batch) => Some(batch),
                     Err(reason) => {
                         leave(
-                            &store,
+                            &*store,
                             &lease,
                             reason,
                             &mut excluded,
@@ -684,19 +671,20 @@ async fn work_body(
                     tally.add(pair.tally);
                     tally
                 });
+                let rule = RunRule::of_spec(spec);
                 let submitted = retrying("submitting a batch", events, &cancel, || async {
                     match &tuned {
                         None => {
-                            let mut decide = |totals: &Totals| verdict_of(spec, totals);
+                            let mut decide = |totals: &Totals| rule.verdict(totals);
                             store
-                                .submit_batch(&lease, &pairs, &ready.signatures, &mut decide)
+                                .submit(&lease, &pairs, &ready.signatures, &mut decide)
                                 .await
                         }
                         Some(batch) => {
                             let mut make =
                                 |step: u64, theta: Option<&str>| (batch.step)(step, theta, &tally);
                             store
-                                .submit_tuning_batch(&lease, &tally, &ready.signatures, &mut make)
+                                .submit_tuning(&lease, &tally, &ready.signatures, &mut make)
                                 .await
                         }
                     }
@@ -717,7 +705,7 @@ async fn work_body(
             }
             BatchEnd::Stopped(why) => {
                 // Given back at once if the database answers; else its lease runs out.
-                let _ = store.release_batch(&lease).await;
+                let _ = store.release(&lease).await;
                 let _ = events.send(WorkerEvent::Dropped(lease, why));
                 break WorkerEnd::Stopped;
             }
@@ -729,7 +717,7 @@ async fn work_body(
                      queue for other workers"
                 );
                 leave(
-                    &store,
+                    &*store,
                     &lease,
                     reason,
                     &mut excluded,
@@ -756,10 +744,9 @@ const STALE_AFTER: Duration = Duration::from_secs(10);
 /// and not yet in its totals, judging it with the run's SPRT as a submit would; a run this
 /// worker cannot read is left to one that can.
 async fn advance_stale(
-    store: &Store,
+    store: &dyn Coordinator,
     prepared: Option<&Prepared>,
     excluded: &[RunId],
-    options: &WorkerOptions,
     events: &mpsc::UnboundedSender<WorkerEvent>,
     cancel: &watch::Receiver<bool>,
 ) -> Result<(), FleetError> {
@@ -768,32 +755,19 @@ async fn advance_stale(
     })
     .await?;
     for run in stale.into_iter().filter(|run| !excluded.contains(run)) {
-        let resolved;
-        let spec = match prepared.filter(|ready| ready.run == run) {
-            Some(ready) => &ready.spec,
+        let rule = match prepared.filter(|ready| ready.run == run) {
+            Some(ready) => RunRule::of_spec(&ready.spec),
             None => {
-                let found = store.run(run).await?;
-                let files = store.run_files(run).await?;
-                let origin = format!("run {run}");
-                let spec = RunConfig::parse(&found.spec.config, &origin)
-                    .map_err(|e| e.to_string())
-                    .and_then(|config| prepare_here(&found, config, files, options))
-                    .and_then(|here| {
-                        here.checked
-                            .resolve(Path::new("."), found.spec.seed)
-                            .map_err(|e| e.to_string())
-                    });
-                match spec {
-                    Ok(spec) => {
-                        resolved = spec;
-                        &resolved
-                    }
+                let found =
+                    retrying("reading the run", events, cancel, || store.run_setup(run)).await?;
+                match run_rule(&found.run) {
+                    Ok(rule) => rule,
                     Err(_) => continue,
                 }
             }
         };
         retrying("advancing a run", events, cancel, || async {
-            let mut decide = |totals: &Totals| verdict_of(spec, totals);
+            let mut decide = |totals: &Totals| rule.verdict(totals);
             store.advance(run, &mut decide).await
         })
         .await?;
@@ -801,10 +775,52 @@ async fn advance_stale(
     Ok(())
 }
 
+/// The rule that judges a queued run on its prefix's totals: its SPRT, on pentanomial pairs or
+/// on games as the run is paired or not.
+#[derive(Clone, Debug)]
+pub struct RunRule {
+    sprt: Option<Sprt>,
+    paired: bool,
+}
+
+impl RunRule {
+    fn of_spec(spec: &MatchSpec) -> RunRule {
+        RunRule {
+            sprt: spec.sprt,
+            paired: spec.paired,
+        }
+    }
+
+    /// The SPRT's verdict on `totals`, if it has reached one.
+    pub fn verdict(&self, totals: &Totals) -> Option<RunOutcome> {
+        let sprt = self.sprt.as_ref().filter(|_| totals.pairs > 0)?;
+        let sample = Sample::of_run(self.paired, totals.wdl(), totals.pentanomial);
+        match sprt.status(&sample).ok()?.state {
+            SprtState::H1 => Some(RunOutcome::H1),
+            SprtState::H0 => Some(RunOutcome::H0),
+            SprtState::Continue => None,
+        }
+    }
+}
+
+/// The rule of stored `run`, from its configuration's text alone (no engine, no file): what a
+/// remote coordinator judges a worker's submit by, and a worker a run it advances without
+/// having played it. An error for a run that is not a match (a tuning run) or whose stored
+/// text no longer checks.
+pub fn run_rule(run: &arbiter_store::Run) -> Result<RunRule, String> {
+    let origin = format!("run {}", run.id);
+    let config = RunConfig::parse(&run.spec.config, &origin).map_err(|e| e.to_string())?;
+    let checked = config.check().map_err(|e| e.to_string())?;
+    Ok(RunRule {
+        sprt: checked.sprt,
+        paired: checked.paired,
+    })
+}
+
 /// Gives `lease`'s batch back and leaves its run to other workers, saying why; a worker pinned
 /// to that run has nothing else to play, and stops with the reason as its error.
 async fn leave(
-    store: &Store,
+    store: &dyn Coordinator,
     lease: &Lease,
     reason: String,
     excluded: &mut Vec<RunId>,
@@ -812,10 +828,7 @@ async fn leave(
     events: &mpsc::UnboundedSender<WorkerEvent>,
     cancel: &watch::Receiver<bool>,
 ) -> Result<(), FleetError> {
-    retrying("releasing a batch", events, cancel, || {
-        store.release_batch(lease)
-    })
-    .await?;
+    retrying("releasing a batch", events, cancel, || store.release(lease)).await?;
     if options.run == Some(lease.run) {
         return Err(FleetError::Refused(format!(
             "run {}: {reason}; its batch went back to the queue for other workers",
@@ -866,26 +879,19 @@ where
     }
 }
 
-/// The SPRT's verdict on a prefix's totals, as the store's submit asks it.
-fn verdict_of(spec: &MatchSpec, totals: &Totals) -> Option<RunOutcome> {
-    match sprt_status(spec, totals).ok().flatten()?.state {
-        SprtState::H1 => Some(RunOutcome::H1),
-        SprtState::H0 => Some(RunOutcome::H0),
-        SprtState::Continue => None,
-    }
-}
-
 /// Resolves stored run `run` on this worker: its files written under the scratch folder, its
 /// configuration read with them, its engines' signatures compared with the run's. The inner
 /// error is why this worker cannot play it; the outer one, the store's.
 async fn prepare(
-    store: &Store,
+    store: &dyn Coordinator,
     run: RunId,
     options: &WorkerOptions,
 ) -> Result<Result<Prepared, String>, StoreError> {
-    let found = store.run(run).await?;
-    let setup = store.tuning_setup(run).await?;
-    let files = store.run_files(run).await?;
+    let RunSetup {
+        run: found,
+        tuning: setup,
+        files,
+    } = store.run_setup(run).await?;
     let origin = format!("run {run}");
     let (config, tuning) = match (&setup, &options.tuner) {
         (None, _) => match RunConfig::parse(&found.spec.config, &origin) {
@@ -1063,7 +1069,7 @@ impl PairSink for BatchSink<'_> {
 /// Plays `lease`'s units, extending the lease every third of its length; a heartbeat that
 /// finds the lease gone or the run closed stops play.
 async fn play_batch(
-    store: &Arc<Store>,
+    store: &Arc<dyn Coordinator>,
     ready: &Prepared,
     spec: Arc<PlaySpec>,
     lease: &Lease,

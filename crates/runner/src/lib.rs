@@ -21,7 +21,9 @@
 //! for every command, and upgrades a run an older arbiter stored; [`render`] writes a game's
 //! PGN and JSON; [`play`] is the play step (units in, finished pairs pushed into a
 //! [`play::PairSink`]); [`sinks`] holds the store's sink (`run_match`) and the tuner's
-//! (`tally_pairs`); [`outputs`] writes the summary record and the export files. Faults of
+//! (`tally_pairs`); [`outputs`] writes the summary record and the export files;
+//! [`coordinator`] is what a fleet worker asks of the database or of `arbiter serve`, and
+//! [`fleet`] queues runs and is the worker. Faults of
 //! engines are ordinary outcomes at every layer, never errors that stop a run.
 //!
 //! The entry points other crates await ([`sinks::run_match`], [`sinks::tally_pairs`],
@@ -38,6 +40,7 @@ pub mod adjudication;
 pub mod builtin;
 pub mod commlog;
 pub mod config;
+pub mod coordinator;
 pub mod executor;
 pub mod fleet;
 pub mod game;
@@ -221,6 +224,7 @@ mod module_graph {
         "sinks",
         "outputs",
         "lifecycle",
+        "coordinator",
         "fleet",
     ];
 

@@ -94,6 +94,24 @@ pub enum StoreError {
         cause: sqlx::Error,
     },
 
+    /// The store reached through `arbiter serve` (a worker's `--server`): the server refused
+    /// the request or could not be reached. `transient` when trying again may succeed (the
+    /// server restarting, the network cut, the database behind it unreachable), as for a
+    /// database's own transient errors.
+    #[error("{location}: {operation}: {message}")]
+    Remote {
+        /// The server's URL.
+        location: String,
+        /// What the worker was asking for, e.g. "claiming a batch".
+        operation: String,
+        /// The server's message (its JSON `error`), or why it could not be reached.
+        message: String,
+        /// The HTTP status, if the server answered.
+        status: Option<u16>,
+        /// Whether the worker should try again.
+        transient: bool,
+    },
+
     /// [`Store::lock_run`](crate::Store::lock_run) on a run that another process (or another
     /// guard in this one) is playing.
     #[error(
@@ -261,6 +279,9 @@ impl StoreError {
     /// SQLite's busy file). A worker retries these with backoff; every other error is the same
     /// the next time and is reported.
     pub fn is_transient(&self) -> bool {
+        if let StoreError::Remote { transient, .. } = self {
+            return *transient;
+        }
         let StoreError::Database { cause, .. } = self else {
             return false;
         };

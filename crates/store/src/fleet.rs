@@ -2,13 +2,14 @@
 //! workers, and the prefix a queued run's verdict is judged on. The SQL is in
 //! `repo/batches.rs`; the crate docs ("The fleet") say how exactly-once holds.
 
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::ops::Range;
 
 use crate::model::{Run, RunId, RunOutcome, Totals, TuningStep};
 
 /// The database id of a worker.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct WorkerId(i64);
 
 impl WorkerId {
@@ -29,7 +30,7 @@ impl fmt::Display for WorkerId {
 
 /// How a worker introduces itself. Its name is its identity: a worker restarted under the same
 /// name is the same worker, and gets its unexpired lease back.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WorkerInfo {
     pub name: String,
     pub host: String,
@@ -40,7 +41,7 @@ pub struct WorkerInfo {
 }
 
 /// A worker as stored.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Worker {
     pub id: WorkerId,
     pub info: WorkerInfo,
@@ -67,14 +68,14 @@ pub struct Queue {
 }
 
 /// A file stored with a run, by the name its configuration gives it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunFile {
     pub name: String,
     pub content: Vec<u8>,
 }
 
 /// A worker's right to play one batch until `expires_ms` (the database's clock).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Lease {
     pub run: RunId,
     /// The batch's number in its run, from 0.
@@ -98,7 +99,7 @@ impl Lease {
 }
 
 /// What a heartbeat found.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Heartbeat {
     /// The lease is the worker's, now until `expires_ms`.
     Held { expires_ms: i64 },
@@ -110,7 +111,7 @@ pub enum Heartbeat {
 
 /// The prefix of a queued run: its first `units` schedule units, all counted, and their
 /// totals. The verdict is judged on it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Prefix {
     pub units: u64,
     pub totals: Totals,
@@ -122,7 +123,7 @@ pub struct Prefix {
 pub type MakeStep<'a> = dyn FnMut(u64, Option<&str>) -> Result<TuningStep, String> + Send + 'a;
 
 /// What [`Store::submit_batch`](crate::Store::submit_batch) did.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Submitted {
     /// Counted, in one transaction; `prefix` as the submit's advance left it (or found it, if
     /// another advance of the run was under way, which adds this batch), `verdict` if that
@@ -146,7 +147,7 @@ pub enum Submitted {
 }
 
 /// What [`Store::advance`](crate::Store::advance) did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Advanced {
     /// The prefix as this advance left it (or, if it was busy, as it stood).
     pub prefix: Prefix,
@@ -159,7 +160,7 @@ pub struct Advanced {
 }
 
 /// How far a queued run's batches are.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BatchCounts {
     pub open: u64,
     /// Leased and not expired.
@@ -172,7 +173,7 @@ pub struct BatchCounts {
 }
 
 /// A queued run as `arbiter runs` lists it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct QueuedRun {
     pub run: Run,
     pub priority: i64,

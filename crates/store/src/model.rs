@@ -1,5 +1,6 @@
 //! What the store keeps: runs, committed pairs and their games, and run totals.
 
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 use std::time::{Duration, SystemTime};
@@ -7,7 +8,7 @@ use std::time::{Duration, SystemTime};
 use crate::facts::RunFacts;
 
 /// The database id of a run. Ids are never reused, so an id names one run for the database's life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct RunId(i64);
 
 impl RunId {
@@ -34,7 +35,7 @@ impl fmt::Display for RunId {
 /// the runner from (seed, p, k). A match is one pairing of two engines
 /// ([`RunSpec::head_to_head`]); a round-robin of four engines has six pairings; a gauntlet has
 /// one per seed and opponent.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunSpec {
     /// The run key: unique in a database. The runner derives it from the config, so rerunning the
     /// same command finds the same run with [`Store::find_run_by_name`](crate::Store::find_run_by_name).
@@ -173,7 +174,7 @@ pub struct Pairing {
 ///
 /// Ordered by pairing, then index: the order of
 /// [`Store::committed_pairs`](crate::Store::committed_pairs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct PairKey {
     /// The pairing: an index into [`RunSpec::pairings`].
     pub pairing: u32,
@@ -247,7 +248,7 @@ impl FromStr for RunOutcome {
 }
 
 /// Whether a run still accepts pairs.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RunState {
     /// Pairs may still be committed.
     Running,
@@ -259,7 +260,7 @@ pub enum RunState {
 }
 
 /// A run as stored.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Run {
     /// The database id.
     pub id: RunId,
@@ -284,7 +285,7 @@ impl Run {
 /// (every pairing's, added up; for a match, its one pairing's).
 ///
 /// The statistics crate computes Elo and the LLR from these; the store only adds counts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Totals {
     /// Committed pairs.
     pub pairs: u64,
@@ -324,7 +325,7 @@ impl Totals {
 ///
 /// A pair is two games; the one exception is the last round of an unpaired run asked for an
 /// odd number of games, a unit of one game (see [`PairRecord::games`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PairTally {
     /// Games of the pair the first engine won.
     pub wins: u8,
@@ -367,7 +368,7 @@ impl PairTally {
 }
 
 /// The result of a finished game, as its PGN token.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum GameResult {
     /// `1-0`
     WhiteWins,
@@ -415,7 +416,7 @@ impl FromStr for GameResult {
 
 /// One game of a pair, as committed: the runner's record reduced to what the system of record
 /// keeps, with the full PGN text and the runner's JSON line verbatim.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameRow {
     /// The game's number in the run, as in cutechess's `Finished game N`.
     pub game_number: u64,
@@ -445,7 +446,7 @@ pub struct GameRow {
 
 /// A finished colour-swapped pair, ready to commit (or a unit of an unpaired run: its one or
 /// two games, each from its own opening).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PairRecord {
     /// The run it belongs to.
     pub run: RunId,
@@ -498,7 +499,7 @@ pub enum Committed {
 }
 
 /// What a tuning run tunes by. Stored as its text under a CHECK constraint (migration 4).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum TuningMethod {
     /// SPSA by games: each step plays pairs at a perturbation and moves the values.
     Spsa,
@@ -533,7 +534,7 @@ impl FromStr for TuningMethod {
 /// What a tuning run was created with, beside its [`RunSpec`]: the method and its set-up (the
 /// parameters and hyper-parameters, JSON the tuner wrote and reads back; the store keeps it
 /// verbatim), so that a resumed run tunes exactly what it started with.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TuningSetup {
     /// How the run tunes.
     pub method: TuningMethod,

@@ -1,0 +1,310 @@
+//! The worker's side of the API: a [`Coordinator`] over HTTP, so that `arbiter worker
+//! --server URL --token-file F` runs the same loop as `--db URL`, without database
+//! credentials.
+//!
+//! Errors become [`StoreError::Remote`], transient when trying again may succeed: the server
+//! unreachable, restarting (connection refused or reset, a 502/503/504 from the proxy in
+//! front of it) or its database away (503). The worker's loop retries those with backoff, as
+//! it retries a database's own transient errors, so a worker rides out server restarts and
+//! network cuts; a 4xx is the worker's fault or the run's and is not retried.
+
+use std::time::Duration;
+
+use arbiter_runner::coordinator::{Coordinator, CoordinatorFuture, Decide, RunSetup};
+use arbiter_store::{
+    Advanced, Heartbeat, Lease, MakeStep, PairRecord, QueuedRun, RunId, StoreError, Submitted,
+    Totals, WorkerId, WorkerInfo,
+};
+use reqwest::{Method, StatusCode};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::api::{
+    ApiError, ClaimRequest, HeartbeatRequest, ReleaseRequest, SignaturesRequest, SubmitRequest,
+    PREFIX,
+};
+
+/// How long one request may take: a submit of a large batch over a slow link included. A
+/// request that takes longer is retried (the server's side is idempotent).
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The fleet's server, as a worker reaches it.
+#[derive(Clone, Debug)]
+pub struct HttpCoordinator {
+    base: String,
+    token: String,
+    client: reqwest::Client,
+}
+
+impl HttpCoordinator {
+    /// A client of the server at `base` (`http://host:port` or `https://...`, with or without
+    /// a trailing slash) with the bearer `token`.
+    pub fn new(base: &str, token: &str) -> Result<HttpCoordinator, String> {
+        let base = base.trim_end_matches('/');
+        if !(base.starts_with("http://") || base.starts_with("https://")) {
+            return Err(format!(
+                "server URL {base:?}: expected http://HOST:PORT or https://HOST"
+            ));
+        }
+        let token = token.trim();
+        if token.is_empty() || token.contains(char::is_whitespace) {
+            return Err("the token is empty or has spaces inside it (expected one line, as `arbiter admin token create` prints it)".to_owned());
+        }
+        let client = reqwest::Client::builder()
+            .timeout(REQUEST_TIMEOUT)
+            .connect_timeout(Duration::from_secs(10))
+            .build()
+            .map_err(|e| format!("the HTTP client: {e}"))?;
+        Ok(HttpCoordinator {
+            base: base.to_owned(),
+            token: token.to_owned(),
+            client,
+        })
+    }
+
+    /// One request: `body` as JSON if any, the answer read as `T`.
+    async fn call<T: DeserializeOwned, B: Serialize + Sync + ?Sized>(
+        &self,
+        operation: &str,
+        method: Method,
+        path: &str,
+        body: Option<&B>,
+    ) -> Result<T, StoreError> {
+        let url = format!("{}{PREFIX}{path}", self.base);
+        let mut request = self.client.request(method, &url).bearer_auth(&self.token);
+        if let Some(body) = body {
+            request = request
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(serde_json::to_vec(body).expect("a request body is plain data"));
+        }
+        let remote =
+            |message: String, status: Option<StatusCode>, transient: bool| StoreError::Remote {
+                location: self.base.clone(),
+                operation: operation.to_owned(),
+                message,
+                status: status.map(|s| s.as_u16()),
+                transient,
+            };
+        let response = request.send().await.map_err(|e| {
+            // Unreachable, refused, reset, timed out: the server or the network will be back.
+            remote(error_chain(&e), None, true)
+        })?;
+        let status = response.status();
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|e| remote(error_chain(&e), Some(status), true))?;
+        if status.is_success() {
+            return serde_json::from_slice(&bytes).map_err(|e| {
+                remote(
+                    format!("the server's answer is not what this worker reads: {e}"),
+                    Some(status),
+                    false,
+                )
+            });
+        }
+        let message = serde_json::from_slice::<ApiError>(&bytes)
+            .map(|refusal| match refusal.field {
+                Some(field) => format!("{} (field {field})", refusal.error),
+                None => refusal.error,
+            })
+            .unwrap_or_else(|_| {
+                let text = String::from_utf8_lossy(&bytes);
+                format!("HTTP {status}: {}", text.trim())
+            });
+        let transient = matches!(
+            status,
+            StatusCode::BAD_GATEWAY
+                | StatusCode::SERVICE_UNAVAILABLE
+                | StatusCode::GATEWAY_TIMEOUT
+                | StatusCode::TOO_MANY_REQUESTS
+        );
+        Err(remote(message, Some(status), transient))
+    }
+}
+
+/// An HTTP client's error with its causes, which reqwest keeps in `source()` ("error sending
+/// request" alone says nothing).
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+impl Coordinator for HttpCoordinator {
+    fn location(&self) -> String {
+        self.base.clone()
+    }
+
+    fn register<'a>(&'a self, info: &'a WorkerInfo) -> CoordinatorFuture<'a, WorkerId> {
+        Box::pin(self.call("registering", Method::POST, "/workers", Some(info)))
+    }
+
+    fn queue(&self) -> CoordinatorFuture<'_, Vec<QueuedRun>> {
+        Box::pin(self.call("reading the queue", Method::GET, "/queue", None::<&()>))
+    }
+
+    fn claim<'a>(
+        &'a self,
+        worker: WorkerId,
+        lease_ms: i64,
+        excluded: &'a [RunId],
+    ) -> CoordinatorFuture<'a, Option<Lease>> {
+        Box::pin(async move {
+            let body = ClaimRequest {
+                worker,
+                lease_ms,
+                excluded: excluded.to_vec(),
+            };
+            self.call("claiming a batch", Method::POST, "/claim", Some(&body))
+                .await
+        })
+    }
+
+    fn heartbeat<'a>(
+        &'a self,
+        lease: &'a Lease,
+        lease_ms: i64,
+    ) -> CoordinatorFuture<'a, Heartbeat> {
+        Box::pin(async move {
+            let body = HeartbeatRequest {
+                lease: lease.clone(),
+                lease_ms,
+            };
+            self.call("extending a lease", Method::POST, "/heartbeat", Some(&body))
+                .await
+        })
+    }
+
+    fn release<'a>(&'a self, lease: &'a Lease) -> CoordinatorFuture<'a, bool> {
+        Box::pin(async move {
+            let body = ReleaseRequest {
+                lease: lease.clone(),
+            };
+            self.call("releasing a batch", Method::POST, "/release", Some(&body))
+                .await
+        })
+    }
+
+    fn run_setup(&self, run: RunId) -> CoordinatorFuture<'_, RunSetup> {
+        Box::pin(async move {
+            self.call(
+                "reading the run",
+                Method::GET,
+                &format!("/runs/{run}/setup"),
+                None::<&()>,
+            )
+            .await
+        })
+    }
+
+    fn adopt_signatures<'a>(
+        &'a self,
+        run: RunId,
+        mine: &'a [String],
+    ) -> CoordinatorFuture<'a, Vec<Option<String>>> {
+        Box::pin(async move {
+            let body = SignaturesRequest {
+                mine: mine.to_vec(),
+            };
+            self.call(
+                "comparing engine signatures",
+                Method::POST,
+                &format!("/runs/{run}/signatures"),
+                Some(&body),
+            )
+            .await
+        })
+    }
+
+    fn tuning_theta(&self, run: RunId) -> CoordinatorFuture<'_, Option<String>> {
+        Box::pin(async move {
+            self.call(
+                "reading the run's values",
+                Method::GET,
+                &format!("/runs/{run}/theta"),
+                None::<&()>,
+            )
+            .await
+        })
+    }
+
+    /// The server judges the run by its own rule; `decide` is not sent.
+    fn submit<'a>(
+        &'a self,
+        lease: &'a Lease,
+        pairs: &'a [PairRecord],
+        signatures: &'a str,
+        _decide: &'a mut Decide<'_>,
+    ) -> CoordinatorFuture<'a, Submitted> {
+        Box::pin(async move {
+            let body = SubmitRequest {
+                lease: lease.clone(),
+                pairs: pairs.to_vec(),
+                signatures: signatures.to_owned(),
+            };
+            self.call("submitting a batch", Method::POST, "/submit", Some(&body))
+                .await
+        })
+    }
+
+    /// Not over HTTP yet: the tuner's update runs in the database's transaction, and the
+    /// server does not hold the tuner. A worker on the server is given no tuner, so it leaves a
+    /// tuning run before playing it; this answers a caller that asks anyway.
+    fn submit_tuning<'a>(
+        &'a self,
+        lease: &'a Lease,
+        _tally: &'a Totals,
+        _signatures: &'a str,
+        _make: &'a mut MakeStep<'_>,
+    ) -> CoordinatorFuture<'a, Submitted> {
+        Box::pin(async move {
+            Err(StoreError::Remote {
+                location: self.base.clone(),
+                operation: format!("submitting batch {} of run {}", lease.sequence, lease.run),
+                message: "tuning runs are played by workers on the database (--db) for now"
+                    .to_owned(),
+                status: None,
+                transient: false,
+            })
+        })
+    }
+
+    fn stale_runs(&self, older_than: Duration) -> CoordinatorFuture<'_, Vec<RunId>> {
+        Box::pin(async move {
+            let ms = older_than.as_millis();
+            self.call(
+                "reading the runs to advance",
+                Method::GET,
+                &format!("/stale?older_than_ms={ms}"),
+                None::<&()>,
+            )
+            .await
+        })
+    }
+
+    /// The server judges the run by its own rule; `decide` is not sent.
+    fn advance<'a>(
+        &'a self,
+        run: RunId,
+        _decide: &'a mut Decide<'_>,
+    ) -> CoordinatorFuture<'a, Advanced> {
+        Box::pin(async move {
+            self.call(
+                "advancing a run",
+                Method::POST,
+                &format!("/runs/{run}/advance"),
+                None::<&()>,
+            )
+            .await
+        })
+    }
+}

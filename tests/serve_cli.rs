@@ -1,0 +1,418 @@
+//! `arbiter serve` and `arbiter worker --server`: workers without database credentials play a
+//! queued run to the verdict one machine reaches, and the server refuses what it must
+//! (no token, the wrong scope, a revoked token, another worker's lease, malformed or oversized
+//! bodies, metacharacters in paths) with a 4xx and a JSON message, changing nothing.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use arbiter_store::{Location, QueuedRun, Store, TokenScope};
+use serde_json::Value;
+
+use crate::common::{arbiter, text};
+use crate::fleet_cli::{batch_sums, block_on, config, one_machine};
+
+/// A running `arbiter serve`, killed when dropped.
+struct Server {
+    child: Child,
+    /// `http://127.0.0.1:PORT`.
+    url: String,
+    address: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `arbiter serve` on `db` on a free port, read back from its first line.
+fn serve(db: &str, dir: &Path) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["serve", "--db", db, "--listen", "127.0.0.1:0"])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start arbiter serve");
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let first = lines.next().expect("a first line").unwrap();
+    let address = first
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .unwrap_or_else(|| panic!("no address in {first:?}"))
+        .to_owned();
+    // The rest of its stderr, drained so that it never blocks on a full pipe.
+    std::thread::spawn(move || lines.for_each(drop));
+    Server {
+        child,
+        url: format!("http://{address}"),
+        address,
+    }
+}
+
+/// One HTTP/1.1 request to the server's API (`path` under `/api/v1`): its status and body.
+fn http(
+    server: &Server,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&[u8]>,
+) -> (u16, String) {
+    let mut stream = TcpStream::connect(&server.address).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut head = format!(
+        "{method} /api/v1{path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n",
+        server.address
+    );
+    if let Some(token) = token {
+        head.push_str(&format!("Authorization: Bearer {token}\r\n"));
+    }
+    let body = body.unwrap_or_default();
+    if !body.is_empty() || method == "POST" {
+        head.push_str(&format!(
+            "Content-Type: application/json\r\nContent-Length: {}\r\n",
+            body.len()
+        ));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).unwrap();
+    // The server may answer (413) and close before reading an oversized body to its end.
+    let _ = stream.write_all(body);
+    let mut response = Vec::new();
+    let _ = stream.read_to_end(&mut response);
+    let response = String::from_utf8_lossy(&response).into_owned();
+    let status = response
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {response:?}"));
+    let body = response
+        .split_once("\r\n\r\n")
+        .map(|(_, body)| body.to_owned())
+        .unwrap_or_default();
+    (status, body)
+}
+
+fn json(body: &str) -> Value {
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body:?}"))
+}
+
+/// A refusal's status, and its JSON body's `error` and `field`.
+fn refused(answer: (u16, String)) -> (u16, String, Option<String>) {
+    let (status, body) = answer;
+    let value = json(&body);
+    let error = value["error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no error in {body}"))
+        .to_owned();
+    (status, error, value["field"].as_str().map(str::to_owned))
+}
+
+fn token(db: &str, name: &str, scope: TokenScope) -> String {
+    block_on(async {
+        let store = Store::open(&Location::parse(db)).await.unwrap();
+        let (_, secret) = store.create_token(name, scope).await.unwrap();
+        store.close().await;
+        secret
+    })
+}
+
+fn revoke(db: &str, name: &str) {
+    block_on(async {
+        let store = Store::open(&Location::parse(db)).await.unwrap();
+        store.revoke_token(name).await.unwrap();
+        store.close().await;
+    })
+}
+
+/// What a refused request must leave as it was: the queue (runs, batches, leases, totals)
+/// and the workers.
+fn snapshot(db: &str) -> (Vec<QueuedRun>, Vec<String>) {
+    block_on(async {
+        let store = Store::open(&Location::parse(db)).await.unwrap();
+        let queue = store.queued_runs().await.unwrap();
+        let workers = store
+            .workers()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|worker| format!("{worker:?}"))
+            .collect();
+        store.close().await;
+        (queue, workers)
+    })
+}
+
+/// A folder with the fixed-node SPRT of the fleet's tests queued in `fleet.db`.
+fn queued_run(rounds: u64) -> (tempfile::TempDir, PathBuf, String) {
+    let dir = tempfile::tempdir().unwrap();
+    config(dir.path(), rounds);
+    let db = dir.path().join("fleet.db");
+    let db_url = db.display().to_string();
+    let submitted = arbiter(&["submit", "sprt.toml", "--db", &db_url], dir.path());
+    assert!(submitted.status.success(), "{}", text(&submitted.stderr));
+    (dir, db, db_url)
+}
+
+fn server_worker(server: &Server, token_file: &Path, name: &str, dir: &Path) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args([
+            "worker",
+            "--server",
+            &server.url,
+            "--token-file",
+            &token_file.display().to_string(),
+            "--name",
+            name,
+            "--concurrency",
+            "1",
+            "--lease",
+            "5",
+            "--exit-when-idle",
+        ])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start a worker")
+}
+
+/// Two workers that reach the database only through the server play the run to the verdict
+/// and totals that `arbiter match` reaches alone, every batch counted once; the server stops
+/// on SIGTERM with 143.
+#[test]
+fn two_workers_on_the_server_reach_the_verdict_of_one_machine() {
+    let (dir, db, db_url) = queued_run(40);
+    let (local_totals, local_state) = one_machine(dir.path());
+    let server = serve(&db_url, dir.path());
+    let token_file = dir.path().join("worker.token");
+    std::fs::write(
+        &token_file,
+        format!("{}\n", token(&db_url, "workers", TokenScope::Worker)),
+    )
+    .unwrap();
+    let workers: Vec<Child> = ["w1", "w2"]
+        .iter()
+        .map(|name| server_worker(&server, &token_file, name, dir.path()))
+        .collect();
+    for worker in workers {
+        let out = worker.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let log = text(&out.stderr);
+        assert!(log.contains("nothing left to play"), "{log}");
+    }
+    let queue = snapshot(&db_url).0;
+    let run = &queue[0];
+    assert_eq!(run.run.state, local_state, "the verdict");
+    assert_eq!(run.totals, local_totals, "the totals");
+    let (batches, summed) = batch_sums(&db);
+    assert_eq!(
+        summed, run.totals,
+        "the counted batches add up to the totals"
+    );
+    assert!(batches > 1, "the run was played in batches: {batches}");
+    // The workers registered under the token's name, through the server.
+    let workers = snapshot(&db_url).1;
+    assert!(
+        workers.iter().any(|w| w.contains("\"w1\""))
+            && workers.iter().any(|w| w.contains("\"w2\"")),
+        "{workers:?}"
+    );
+    let pid = server.child.id().to_string();
+    let killed = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    assert!(killed.success());
+    let mut server = server;
+    let status = server.child.wait().unwrap();
+    assert_eq!(status.code(), Some(143), "SIGTERM's status");
+}
+
+/// No token, a malformed header, an unknown or revoked token: 401; a token of the wrong scope:
+/// 403. Each with a JSON message, and nothing changed in the database.
+#[test]
+fn the_server_refuses_requests_without_the_right_token() {
+    let (dir, _db, db_url) = queued_run(4);
+    let server = serve(&db_url, dir.path());
+    let worker = token(&db_url, "worker", TokenScope::Worker);
+    let user = token(&db_url, "user", TokenScope::User);
+    let revoked = token(&db_url, "gone", TokenScope::Worker);
+    revoke(&db_url, "gone");
+    let before = snapshot(&db_url);
+    let info = br#"{"name": "w", "host": "h", "cores": 1, "version": "0"}"#;
+    for (token, why) in [
+        (None, "no token"),
+        (Some("not-a-token"), "unknown or revoked token"),
+        (Some(revoked.as_str()), "unknown or revoked token"),
+    ] {
+        let (status, error, field) = refused(http(&server, "POST", "/workers", token, Some(info)));
+        assert_eq!(status, 401, "{error}");
+        assert!(error.contains(why), "{error}");
+        assert_eq!(field.as_deref(), Some("authorization"));
+    }
+    // A header that is not `Bearer TOKEN`.
+    let mut stream = TcpStream::connect(&server.address).unwrap();
+    write!(
+        stream,
+        "GET /api/v1/queue HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Basic {worker}\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
+    // A user's token cannot act as a worker, nor a worker's as a user.
+    let (status, error, _) = refused(http(&server, "POST", "/workers", Some(&user), Some(info)));
+    assert_eq!(status, 403);
+    assert!(
+        error.contains("scope user") && error.contains("needs worker"),
+        "{error}"
+    );
+    let (status, error, _) = refused(http(&server, "GET", "/runs", Some(&worker), None));
+    assert_eq!(status, 403);
+    assert!(error.contains("needs user"), "{error}");
+    let (status, error, _) = refused(http(&server, "POST", "/runs/1/stop", Some(&worker), None));
+    assert_eq!(status, 403, "{error}");
+    assert_eq!(snapshot(&db_url), before, "nothing changed");
+    // The right scope is served.
+    let (status, body) = http(&server, "GET", "/runs", Some(&user), None);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(json(&body).as_array().map(Vec::len), Some(1));
+}
+
+/// A worker's token acts only for the workers it registered: another token's worker cannot
+/// heartbeat, release or submit its lease, nor take its name; the lease stays its holder's.
+#[test]
+fn a_worker_token_cannot_touch_another_workers_lease() {
+    let (dir, _db, db_url) = queued_run(4);
+    let server = serve(&db_url, dir.path());
+    let a = token(&db_url, "a", TokenScope::Worker);
+    let b = token(&db_url, "b", TokenScope::Worker);
+    let register = |token: &str, name: &str| {
+        http(
+            &server,
+            "POST",
+            "/workers",
+            Some(token),
+            Some(
+                format!(r#"{{"name": "{name}", "host": "h", "cores": 1, "version": "0"}}"#)
+                    .as_bytes(),
+            ),
+        )
+    };
+    let (status, worker_a) = register(&a, "worker-a");
+    assert_eq!(status, 200, "{worker_a}");
+    let (status, worker_b) = register(&b, "worker-b");
+    assert_eq!(status, 200, "{worker_b}");
+    let claim = format!(r#"{{"worker": {worker_a}, "lease_ms": 60000}}"#);
+    let (status, lease) = http(&server, "POST", "/claim", Some(&a), Some(claim.as_bytes()));
+    assert_eq!(status, 200, "{lease}");
+    assert!(json(&lease)["worker"].is_number(), "a lease: {lease}");
+    // B claims for A's worker: refused.
+    let (status, error, field) = refused(http(
+        &server,
+        "POST",
+        "/claim",
+        Some(&b),
+        Some(claim.as_bytes()),
+    ));
+    assert_eq!((status, field.as_deref()), (403, Some("worker")), "{error}");
+    let before = snapshot(&db_url);
+    let heartbeat = format!(r#"{{"lease": {lease}, "lease_ms": 60000}}"#);
+    let release = format!(r#"{{"lease": {lease}}}"#);
+    let submit = format!(r#"{{"lease": {lease}, "pairs": [], "signatures": "{{}}"}}"#);
+    for (path, body) in [
+        ("/heartbeat", &heartbeat),
+        ("/release", &release),
+        ("/submit", &submit),
+    ] {
+        let (status, error, field) =
+            refused(http(&server, "POST", path, Some(&b), Some(body.as_bytes())));
+        assert_eq!(status, 403, "{path}: {error}");
+        assert_eq!(field.as_deref(), Some("lease.worker"), "{path}");
+        assert!(
+            error.contains("not one that token \"b\" registered"),
+            "{error}"
+        );
+    }
+    // B cannot take A's worker by its name either.
+    let (status, error, field) = refused(register(&b, "worker-a"));
+    assert_eq!((status, field.as_deref()), (409, Some("name")), "{error}");
+    assert_eq!(snapshot(&db_url), before, "nothing changed");
+    // A still holds its lease.
+    let (status, held) = http(
+        &server,
+        "POST",
+        "/heartbeat",
+        Some(&a),
+        Some(heartbeat.as_bytes()),
+    );
+    assert_eq!(status, 200, "{held}");
+    assert!(held.contains("Held"), "{held}");
+}
+
+/// Malformed, mistyped and oversized bodies, and path ids that are not ids: 4xx naming the
+/// field, nothing changed; SQL metacharacters in a worker's name are stored verbatim.
+#[test]
+fn malformed_bodies_and_paths_are_refused_naming_the_field() {
+    let (dir, _db, db_url) = queued_run(4);
+    let server = serve(&db_url, dir.path());
+    let w = token(&db_url, "w", TokenScope::Worker);
+    let user = token(&db_url, "u", TokenScope::User);
+    let before = snapshot(&db_url);
+    let post = |path: &str, body: &[u8]| refused(http(&server, "POST", path, Some(&w), Some(body)));
+    let (status, error, field) = post("/claim", br#"{"lease_ms": 60000}"#);
+    assert_eq!((status, field.as_deref()), (422, Some("worker")), "{error}");
+    let (status, error, field) = post("/claim", br#"{"worker": "x", "lease_ms": 60000}"#);
+    assert_eq!((status, field.as_deref()), (422, Some("worker")), "{error}");
+    let (status, error, _) = post("/claim", b"{not json");
+    assert_eq!(status, 400, "{error}");
+    let (status, error, field) = post("/claim", br#"{"worker": 1, "lease_ms": 5}"#);
+    // Worker 1 is not this token's, which is checked first: no lease of 5 ms is taken either.
+    assert_eq!(status, 403, "{error} {field:?}");
+    let huge = vec![b' '; 33 * 1024 * 1024];
+    let (status, _) = http(&server, "POST", "/workers", Some(&w), Some(&huge));
+    assert_eq!(status, 413, "an oversized body");
+    for path in [
+        "/runs/1;DROP%20TABLE%20runs/setup",
+        "/runs/..%2F..%2Fetc/setup",
+        "/runs/-3/setup",
+    ] {
+        let (status, error, field) = refused(http(&server, "GET", path, Some(&w), None));
+        assert_eq!(
+            (status, field.as_deref()),
+            (400, Some("run")),
+            "{path}: {error}"
+        );
+    }
+    let (status, error, _) = refused(http(&server, "GET", "/runs/999/setup", Some(&w), None));
+    assert_eq!(status, 404, "{error}");
+    let (status, error, _) = refused(http(&server, "GET", "/runs/999", Some(&user), None));
+    assert_eq!(status, 404, "{error}");
+    let (status, error, _) = refused(http(&server, "GET", "/no/such/route", Some(&w), None));
+    assert_eq!(status, 404, "{error}");
+    assert_eq!(snapshot(&db_url), before, "nothing changed");
+    let name = "x'); DROP TABLE workers;--";
+    let body = serde_json::json!({"name": name, "host": "h", "cores": 1, "version": "0"});
+    let (status, id) = http(
+        &server,
+        "POST",
+        "/workers",
+        Some(&w),
+        Some(body.to_string().as_bytes()),
+    );
+    assert_eq!(status, 200, "{id}");
+    let workers = block_on(async {
+        let store = Store::open(&Location::parse(&db_url)).await.unwrap();
+        store.workers().await.unwrap()
+    });
+    assert_eq!(workers.len(), 1);
+    assert_eq!(workers[0].info.name, name, "stored verbatim");
+}
