@@ -21,8 +21,8 @@ use arbiter_runner::outputs::{self, Export};
 use arbiter_runner::play::Event;
 use arbiter_runner::sinks::{Summary, Verdict};
 use arbiter_server::HttpCoordinator;
-use arbiter_stats::{EloModel, Sample, Sprt, SprtState};
-use arbiter_store::{Location, QueuedRun, RunId, RunKind, RunOutcome, RunState, Store, Submitted};
+use arbiter_stats::SprtState;
+use arbiter_store::{Location, QueuedRun, RunId, RunOutcome, RunState, Store, Submitted};
 use arbiter_tune::spsa_fleet::{self, SpsaTuner};
 use arbiter_tune::spsa_run::SpsaConfig;
 
@@ -206,60 +206,29 @@ pub fn runs(args: &RunsArgs) -> anyhow::Result<ExitCode> {
 /// on), batches done/leased/open.
 fn run_row(queued: &QueuedRun) -> String {
     let run = &queued.run;
-    let state = match &run.state {
-        RunState::Running if queued.batches.done == 0 && queued.batches.leased == 0 => {
-            "queued".to_owned()
-        }
-        RunState::Running => "running".to_owned(),
-        RunState::Finished { verdict } => verdict.as_str().to_owned(),
-    };
-    let facts = run.spec.facts.as_ref();
     let b = queued.batches;
-    if facts.is_some_and(|f| f.kind == RunKind::Spsa) {
+    let progress = fleet::progress(queued);
+    let (elo, llr) = if progress.tuning {
         // A tuning run has no Elo of its own: its games move the values (`arbiter report`).
-        let planned = facts.map_or(2 * run.pairs_planned(), |f| f.games_planned);
-        let played = (2 * b.done * queued.batch_units).min(planned);
-        return format!(
-            "{:>4}  {:<28} {:<12} {:>4} {:>13} {:>16} {:>7} {:>15} {:>7}",
-            run.id.get(),
-            truncate(&run.spec.name, 28),
-            state,
-            queued.priority,
-            format!("{played}/{planned}"),
-            "spsa",
-            "-",
-            format!("{}/{}/{}", b.done, b.leased + b.expired, b.open),
-            workers_column(queued),
-        );
-    }
-    let paired = facts.is_none_or(|f| f.paired());
-    let totals = queued.prefix.totals;
-    let sample = Sample::of_run(paired, totals.wdl(), totals.pentanomial);
-    let elo = match arbiter_stats::estimate::elo(&sample) {
-        Ok(e) if totals.pairs > 0 => format!("{:+.1} +/- {:.1}", e.elo, e.half_width),
-        _ => "-".to_owned(),
+        ("spsa".to_owned(), "-".to_owned())
+    } else {
+        (
+            progress.elo.map_or_else(
+                || "-".to_owned(),
+                |(elo, half)| format!("{elo:+.1} +/- {half:.1}"),
+            ),
+            progress
+                .sprt
+                .map_or_else(|| "-".to_owned(), |sprt| format!("{:.2}", sprt.llr)),
+        )
     };
-    let llr = facts
-        .and_then(|f| f.sprt.as_ref())
-        .filter(|_| totals.pairs > 0)
-        .and_then(|s| {
-            let model = s.model.parse::<EloModel>().ok()?;
-            let sprt = Sprt::new(s.alpha, s.beta, s.elo0, s.elo1, model).ok()?;
-            sprt.llr(&sample).ok()
-        })
-        .map_or_else(|| "-".to_owned(), |llr| format!("{llr:.2}"));
-    let games = format!(
-        "{}/{}",
-        totals.games(),
-        facts.map_or(2 * run.pairs_planned(), |f| f.games_planned)
-    );
     format!(
         "{:>4}  {:<28} {:<12} {:>4} {:>13} {:>16} {:>7} {:>15} {:>7}",
         run.id.get(),
         truncate(&run.spec.name, 28),
-        state,
+        progress.state,
         queued.priority,
-        games,
+        format!("{}/{}", progress.games, progress.games_planned),
         elo,
         llr,
         format!("{}/{}/{}", b.done, b.leased + b.expired, b.open),

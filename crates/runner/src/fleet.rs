@@ -21,11 +21,11 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use arbiter_stats::{Sample, Sprt, SprtState};
+use arbiter_stats::{EloModel, Sample, Sprt, SprtState, SprtStatus};
 use arbiter_store::{
-    sha256_hex, Heartbeat, JudgedOn, Lease, PairRecord, Pairing, Queue, RunFacts, RunFile, RunId,
-    RunOutcome, RunSpec, RunState, SprtFacts, Store, StoreError, Submitted, Totals, TuningSetup,
-    TuningStep, WorkerId, WorkerInfo,
+    sha256_hex, Heartbeat, JudgedOn, Lease, PairRecord, Pairing, Queue, QueuedRun, RunFacts,
+    RunFile, RunId, RunKind, RunOutcome, RunSpec, RunState, SprtFacts, Store, StoreError,
+    Submitted, Totals, TuningSetup, TuningStep, WorkerId, WorkerInfo,
 };
 use futures_util::future::BoxFuture;
 use tokio::sync::{mpsc, watch};
@@ -1172,4 +1172,67 @@ pub fn hostname() -> String {
         .filter(|h| !h.is_empty())
         .or_else(|| std::env::var("HOSTNAME").ok())
         .unwrap_or_else(|| "unknown".to_owned())
+}
+
+/// A queued run's progress as `arbiter runs` and the server's dashboard show it: the prefix's
+/// games, Elo and LLR (what the verdict is judged on), from the facts stored with the run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunProgress {
+    /// `queued` (no batch out yet), `running`, or the verdict.
+    pub state: String,
+    /// A tuning run: its games move the values, it has no Elo or LLR of its own.
+    pub tuning: bool,
+    /// Games played (the prefix's; a tuning run's, counted by batches) and planned.
+    pub games: u64,
+    pub games_planned: u64,
+    /// The Elo estimate and its half-width, once a game is in.
+    pub elo: Option<(f64, f64)>,
+    /// The SPRT's LLR with its lower and upper bound, for a run with an SPRT.
+    pub sprt: Option<SprtStatus>,
+}
+
+/// [`RunProgress`] of `queued`.
+pub fn progress(queued: &QueuedRun) -> RunProgress {
+    let run = &queued.run;
+    let b = queued.batches;
+    let state = match &run.state {
+        RunState::Running if b.done == 0 && b.leased == 0 => "queued".to_owned(),
+        RunState::Running => "running".to_owned(),
+        RunState::Finished { verdict } => verdict.as_str().to_owned(),
+    };
+    let facts = run.spec.facts.as_ref();
+    let games_planned = facts.map_or(2 * run.pairs_planned(), |f| f.games_planned);
+    if facts.is_some_and(|f| f.kind == RunKind::Spsa) {
+        return RunProgress {
+            state,
+            tuning: true,
+            games: (2 * b.done * queued.batch_units).min(games_planned),
+            games_planned,
+            elo: None,
+            sprt: None,
+        };
+    }
+    let paired = facts.is_none_or(|f| f.paired());
+    let totals = queued.prefix.totals;
+    let sample = Sample::of_run(paired, totals.wdl(), totals.pentanomial);
+    let elo = arbiter_stats::estimate::elo(&sample)
+        .ok()
+        .filter(|_| totals.pairs > 0)
+        .map(|e| (e.elo, e.half_width));
+    let sprt = facts
+        .and_then(|f| f.sprt.as_ref())
+        .filter(|_| totals.pairs > 0)
+        .and_then(|s| {
+            let model = s.model.parse::<EloModel>().ok()?;
+            let sprt = Sprt::new(s.alpha, s.beta, s.elo0, s.elo1, model).ok()?;
+            sprt.status(&sample).ok()
+        });
+    RunProgress {
+        state,
+        tuning: false,
+        games: totals.games(),
+        games_planned,
+        elo,
+        sprt,
+    }
 }

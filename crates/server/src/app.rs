@@ -27,6 +27,7 @@ use crate::api::{
     ApiError, ClaimRequest, HeartbeatRequest, ReleaseRequest, SignaturesRequest, StaleQuery,
     SubmitRequest, MAX_BODY_BYTES, PREFIX,
 };
+use crate::dashboard;
 
 /// What every request shares: the store, and the runs' rules read so far.
 #[derive(Clone)]
@@ -41,6 +42,11 @@ impl AppState {
             store,
             rules: Arc::default(),
         }
+    }
+
+    /// The fleet's database.
+    pub fn store(&self) -> &Store {
+        &self.store
     }
 
     /// `run`'s rule, read from its stored configuration once.
@@ -86,6 +92,8 @@ pub fn router(state: AppState) -> Router {
         .route("/runs/{run}/pgn", get(pgn))
         .fallback(not_found);
     Router::new()
+        .route("/", get(dashboard::index))
+        .route("/runs/{run}", get(dashboard::run_page))
         .nest(PREFIX, api)
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
@@ -112,7 +120,7 @@ pub struct Refusal {
 }
 
 impl Refusal {
-    fn new(status: StatusCode, error: String, field: Option<&str>) -> Refusal {
+    pub(crate) fn new(status: StatusCode, error: String, field: Option<&str>) -> Refusal {
         Refusal {
             status,
             body: ApiError {
@@ -205,7 +213,7 @@ fn field_of(text: &str) -> Option<String> {
 }
 
 /// A run's id in the path; anything else (`../x`, `1;DROP`) is a 400 naming it.
-pub struct RunPath(RunId);
+pub struct RunPath(pub RunId);
 
 impl<S: Send + Sync> FromRequestParts<S> for RunPath {
     type Rejection = Refusal;

@@ -6,12 +6,13 @@
 //! bearer token whose scope the route checks, so any number of replicas can run behind an
 //! ordinary reverse proxy and a replica killed mid-request loses nothing a retry does not
 //! recover. [`app`] is the server, [`client`] the worker's side of it, [`api`] the bodies and
-//! routes both read. A submit is judged by the run's own stored rule on the server, never by
+//! routes both read, [`dashboard`] the read-only pages people watch runs on. A submit is judged by the run's own stored rule on the server, never by
 //! the worker.
 
 pub mod api;
 pub mod app;
 pub mod client;
+pub mod dashboard;
 
 pub use app::{router, serve, AppState};
 pub use client::HttpCoordinator;
