@@ -25,6 +25,7 @@ macro_rules! out {
     }};
 }
 
+mod admin_cmd;
 #[cfg(test)]
 mod architecture;
 mod datagen_cmd;
@@ -70,6 +71,11 @@ enum Command {
     Stop(fleet_cmd::StopArgs),
     /// Play queued runs' batches from a database until stopped.
     Worker(fleet_cmd::WorkerArgs),
+    /// Administer a fleet's database: the API tokens of `arbiter serve`.
+    Admin {
+        #[command(subcommand)]
+        what: admin_cmd::AdminCommand,
+    },
     /// Tune engine parameters: SPSA by games, Texel by positions.
     Tune {
         #[command(subcommand)]
@@ -175,6 +181,7 @@ fn main() -> ExitCode {
         Command::Runs(args) => fleet_cmd::runs(&args),
         Command::Stop(args) => fleet_cmd::stop(&args),
         Command::Worker(args) => fleet_cmd::worker(&args),
+        Command::Admin { what } => admin_cmd::run(&what),
         Command::Tune { method } => match method {
             TuneMethod::Spsa(args) => spsa_cmd::run(&args),
             TuneMethod::Texel(args) => texel_cmd::run(&args),
