@@ -15,6 +15,7 @@
 
 mod common;
 
+mod admin_cli;
 mod ci_regression;
 mod cutechess_compat;
 mod datagen_cli;

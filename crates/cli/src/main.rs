@@ -25,6 +25,7 @@ macro_rules! out {
     }};
 }
 
+mod admin_cmd;
 #[cfg(test)]
 mod architecture;
 mod datagen_cmd;
@@ -73,6 +74,11 @@ enum Command {
     Worker(fleet_cmd::WorkerArgs),
     /// Serve the fleet's database over HTTP, for workers without database credentials.
     Serve(serve_cmd::ServeArgs),
+    /// Administer a fleet's database: the API tokens of `arbiter serve`.
+    Admin {
+        #[command(subcommand)]
+        what: admin_cmd::AdminCommand,
+    },
     /// Tune engine parameters: SPSA by games, Texel by positions.
     Tune {
         #[command(subcommand)]
@@ -179,6 +185,7 @@ fn main() -> ExitCode {
         Command::Stop(args) => fleet_cmd::stop(&args),
         Command::Worker(args) => fleet_cmd::worker(&args),
         Command::Serve(args) => serve_cmd::run(&args),
+        Command::Admin { what } => admin_cmd::run(&what),
         Command::Tune { method } => match method {
             TuneMethod::Spsa(args) => spsa_cmd::run(&args),
             TuneMethod::Texel(args) => texel_cmd::run(&args),

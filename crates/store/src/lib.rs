@@ -252,6 +252,15 @@
 //!   makes one run's updates follow each other, each from the values the one before left; the
 //!   steps are numbered in that order, and the batch row's key makes a second submit count
 //!   nothing.
+//! - **API tokens are stored hashed** (migration 9). Workers and people that reach the fleet
+//!   through `arbiter serve`, without the database's credentials, hold bearer tokens
+//!   ([`Store::create_token`], [`Store::authenticate`]), each with a scope
+//!   ([`TokenScope::allows`]) and revocable at once for every server ([`Store::revoke_token`]).
+//!   The store keeps a secret's SHA-256, never the secret, so a leaked database backup holds
+//!   no usable secret. A plain fast hash is enough (no salt, no slow key derivation): a secret
+//!   is 256 random bits, not a password, and no guessing reaches it from its hash. A worker
+//!   registered through a token is bound to it ([`Store::register_worker_for`]), so that a
+//!   token can never take over another's worker and its leases.
 
 // A library speaks through its caller (events, writers, errors); the terminal is the binary's.
 #![warn(clippy::print_stdout, clippy::print_stderr)]

@@ -57,8 +57,9 @@ impl TokenScope {
 }
 
 impl fmt::Display for TokenScope {
+    /// Padded as asked (`{:<6}`), so that scopes line up in a table.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 
@@ -121,6 +122,7 @@ mod tests {
     fn scopes_read_back_as_written() {
         for scope in [TokenScope::Worker, TokenScope::User, TokenScope::Admin] {
             assert_eq!(scope.to_string().parse::<TokenScope>(), Ok(scope));
+            assert_eq!(format!("{scope:<6}|").len(), 7);
             assert_eq!(
                 serde_json::to_string(&scope).unwrap(),
                 format!("\"{scope}\"")
