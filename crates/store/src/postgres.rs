@@ -29,7 +29,7 @@ impl Dialect for Postgres {
     const NOW_MS: &'static str = "CAST(EXTRACT(EPOCH FROM statement_timestamp()) * 1000 AS BIGINT)";
     const FOR_UPDATE: &'static str = " FOR UPDATE";
     const SKIP_LOCKED: &'static str = " FOR UPDATE OF b SKIP LOCKED";
-    const ADVANCE_LOCK: &'static str = " FOR UPDATE OF t, p SKIP LOCKED";
+    const ADVANCE_LOCK: &'static str = " FOR UPDATE OF t, p SKIP LOCKED FOR SHARE OF r";
     const SUBMIT_LOCK: &'static str = " FOR UPDATE OF b FOR SHARE OF r";
 }
 

@@ -63,8 +63,13 @@ pub(crate) trait Dialect: Database {
     /// a queue's claim (PostgreSQL's `FOR UPDATE OF b SKIP LOCKED`).
     const SKIP_LOCKED: &'static str;
     /// An advance's lock of a run's totals and prefix rows (aliases `t` and `p`), skipping
-    /// them if another transaction holds them: that one advances the run (PostgreSQL's `FOR
-    /// UPDATE OF t, p SKIP LOCKED`; nothing on SQLite, where nobody else can hold them).
+    /// them if another transaction holds them: that one advances the run; and a share lock of
+    /// the run's row (alias `r`). The share lock is what makes the row's state the one current
+    /// when the lock was taken: PostgreSQL rereads a locked row that changed after the
+    /// statement's snapshot, but an unlocked one is read as of the snapshot, so an advance
+    /// that waited out the one closing the run saw the new prefix and the old `running`, and
+    /// walked the closed run's prefix on (PostgreSQL's `FOR UPDATE OF t, p SKIP LOCKED FOR
+    /// SHARE OF r`; nothing on SQLite, where nobody else can hold them).
     const ADVANCE_LOCK: &'static str;
     /// A submit's locks: its batch's row (alias `b`) for update, its run's row (alias `r`)
     /// shared, so that submits pass each other but closing the run waits for them
