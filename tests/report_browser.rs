@@ -106,7 +106,7 @@ fn an_unwritable_report_folder_is_refused_before_any_game() {
 
 /// Headless Chromium with a profile of its own, bounded in time so that a stuck browser fails
 /// the test instead of hanging it.
-fn chromium(args: &[&str]) -> Output {
+pub(crate) fn chromium(args: &[&str]) -> Output {
     let browser = ["chromium", "chromium-browser"]
         .into_iter()
         .find(|b| {

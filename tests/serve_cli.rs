@@ -9,11 +9,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use arbiter_store::{Location, QueuedRun, Store, TokenScope};
+use arbiter_stats::{EloModel, Sample, Sprt};
+use arbiter_store::{Location, QueuedRun, RunState, Store, TokenScope};
 use serde_json::Value;
 
 use crate::common::{arbiter, text};
 use crate::fleet_cli::{batch_sums, block_on, config, one_machine};
+use crate::report_browser::chromium;
 
 /// A running `arbiter serve`, killed when dropped.
 struct Server {
@@ -415,4 +417,138 @@ fn malformed_bodies_and_paths_are_refused_naming_the_field() {
     });
     assert_eq!(workers.len(), 1);
     assert_eq!(workers[0].info.name, name, "stored verbatim");
+}
+
+/// The dashboard as headless Chromium renders it (its DOM after layout), and a screenshot.
+fn dashboard(server: &Server, path: &str, png: &Path) -> String {
+    let url = format!("{}{path}", server.url);
+    let shot = chromium(&[
+        "--window-size=1100,700",
+        &format!("--screenshot={}", png.display()),
+        &url,
+    ]);
+    let bytes = std::fs::read(png)
+        .unwrap_or_else(|e| panic!("{}: {e}; chromium: {}", png.display(), text(&shot.stderr)));
+    assert!(
+        bytes.starts_with(b"\x89PNG\r\n\x1a\n"),
+        "{} is a PNG",
+        png.display()
+    );
+    let dom = chromium(&["--dump-dom", &url]);
+    assert!(dom.status.success(), "{}", text(&dom.stderr));
+    text(&dom.stdout)
+}
+
+/// The text of the table row of run `name` in the dashboard's DOM, cells separated by `|`.
+fn row_of(dom: &str, name: &str) -> String {
+    let at = dom
+        .find(&format!(">{name}</a>"))
+        .unwrap_or_else(|| panic!("no row for {name} in {dom}"));
+    let start = dom[..at].rfind("<tr>").unwrap();
+    let end = at + dom[at..].find("</tr>").unwrap();
+    let mut cells = Vec::new();
+    for cell in dom[start..end].split("<td").skip(1) {
+        let mut text = String::new();
+        let mut inside = false;
+        for c in cell.chars() {
+            match c {
+                '<' => inside = true,
+                '>' => inside = false,
+                c if !inside => text.push(c),
+                _ => {}
+            }
+        }
+        cells.push(text.trim().to_owned());
+    }
+    cells.join("|")
+}
+
+/// The dashboard in a browser at each state of a run (queued, running, finished): its state,
+/// games, batches, Elo and LLR are the store's, and a name with markup is shown as text.
+#[test]
+fn the_dashboard_shows_each_state_of_a_run_with_the_stores_numbers() {
+    let (dir, _db, db_url) = queued_run(12);
+    let server = serve(&db_url, dir.path());
+    let name = "fleet-sprt";
+    // Queued: no batch out yet.
+    let dom = dashboard(&server, "/", &dir.path().join("queued.png"));
+    let row = row_of(&dom, name);
+    assert!(row.starts_with(&format!("1|{name}|queued|0/24|")), "{row}");
+    assert!(dom.contains("No worker has registered."), "{dom}");
+    assert!(
+        dom.contains("http-equiv=\"refresh\""),
+        "a running run reloads the page"
+    );
+    // Running: a worker holds a batch.
+    let w = token(&db_url, "w", TokenScope::Worker);
+    let body = br#"{"name": "<b>w1</b>", "host": "h", "cores": 2, "version": "0"}"#;
+    let (status, worker) = http(&server, "POST", "/workers", Some(&w), Some(body));
+    assert_eq!(status, 200, "{worker}");
+    let claim = format!(r#"{{"worker": {worker}, "lease_ms": 60000}}"#);
+    let (status, lease) = http(&server, "POST", "/claim", Some(&w), Some(claim.as_bytes()));
+    assert_eq!(status, 200, "{lease}");
+    let dom = dashboard(&server, "/", &dir.path().join("running.png"));
+    let row = row_of(&dom, name);
+    let queue = snapshot(&db_url).0;
+    let b = queue[0].batches;
+    assert!(row.starts_with(&format!("1|{name}|running|0/24|")), "{row}");
+    assert!(
+        row.ends_with(&format!("|{}/{}/{}|1", b.done, b.leased, b.open)),
+        "batches and workers: {row}"
+    );
+    assert!(
+        dom.contains("&lt;b&gt;w1&lt;/b&gt;"),
+        "the worker's name as text: {dom}"
+    );
+    // Finished: a worker on the server plays the run to its end; the page shows the store's
+    // numbers.
+    let (status, _) = http(
+        &server,
+        "POST",
+        "/release",
+        Some(&w),
+        Some(format!(r#"{{"lease": {lease}}}"#).as_bytes()),
+    );
+    assert_eq!(status, 200);
+    let token_file = dir.path().join("w.token");
+    std::fs::write(&token_file, &w).unwrap();
+    let out = server_worker(&server, &token_file, "w2", dir.path())
+        .wait_with_output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let dom = dashboard(&server, "/", &dir.path().join("finished.png"));
+    let row = row_of(&dom, name);
+    let queue = snapshot(&db_url).0;
+    let run = &queue[0];
+    let RunState::Finished { verdict } = &run.run.state else {
+        panic!("{:?}", run.run.state)
+    };
+    let totals = run.prefix.totals;
+    let sample = Sample::of_run(true, totals.wdl(), totals.pentanomial);
+    let elo = arbiter_stats::estimate::elo(&sample).unwrap();
+    let sprt = Sprt::new(0.05, 0.05, 0.0, 25.0, EloModel::Normalized).unwrap();
+    let status = sprt.status(&sample).unwrap();
+    let expected = format!(
+        "1|{name}|{}|{}/24|{:+.1} ± {:.1}|{:.2} [{:.2}, {:.2}]|",
+        verdict.as_str(),
+        totals.games(),
+        elo.elo,
+        elo.half_width,
+        status.llr,
+        status.lower_bound,
+        status.upper_bound
+    );
+    assert!(row.starts_with(&expected), "{row}\nexpected {expected}");
+    assert!(
+        !dom.contains("http-equiv=\"refresh\""),
+        "nothing runs: no reload"
+    );
+    // The run's page is its report.
+    let page = dashboard(&server, "/runs/1", &dir.path().join("run.png"));
+    assert!(page.contains("LLR over pairs"), "{page}");
+    assert!(
+        page.contains(&format!("{} of 12", run.totals.pairs)),
+        "every counted pair in the report"
+    );
+    assert!(page.contains("href=\"/\""), "a way back to the runs");
 }

@@ -47,10 +47,8 @@ pub async fn run_page(
             Report::build(&data).map_err(report_refusal)?.html()
         }
     };
-    Ok(Html(match found.state {
-        RunState::Running => with_refresh(&page),
-        RunState::Finished { .. } => page,
-    }))
+    let running = matches!(found.state, RunState::Running);
+    Ok(Html(served_report(&page, running)))
 }
 
 fn report_refusal(e: arbiter_report::ReportError) -> Refusal {
@@ -64,15 +62,28 @@ fn report_refusal(e: arbiter_report::ReportError) -> Refusal {
     }
 }
 
-/// `page` with a refresh every [`REFRESH_SECONDS`].
-fn with_refresh(page: &str) -> String {
-    let refresh = format!("<meta http-equiv=\"refresh\" content=\"{REFRESH_SECONDS}\">");
-    match page.find("<head>") {
+/// The report `page` with a way back to the runs, and a refresh every [`REFRESH_SECONDS`]
+/// while `running`.
+fn served_report(page: &str, running: bool) -> String {
+    let head = if running {
+        format!("<meta http-equiv=\"refresh\" content=\"{REFRESH_SECONDS}\">")
+    } else {
+        String::new()
+    };
+    let back = "<p><a href=\"/\">&larr; All runs</a></p>";
+    let page = match page.find("<head>") {
         Some(at) => {
             let at = at + "<head>".len();
-            format!("{}{refresh}{}", &page[..at], &page[at..])
+            format!("{}{head}{}", &page[..at], &page[at..])
         }
-        None => format!("{refresh}{page}"),
+        None => format!("{head}{page}"),
+    };
+    match page.find("<body>") {
+        Some(at) => {
+            let at = at + "<body>".len();
+            format!("{}{back}{}", &page[..at], &page[at..])
+        }
+        None => format!("{back}{page}"),
     }
 }
 
