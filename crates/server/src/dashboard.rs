@@ -180,7 +180,7 @@ pub fn index_page(runs: &[QueuedRun], workers: &[Worker], now_ms: i64) -> String
 fn run_row(queued: &QueuedRun, progress: &RunProgress) -> String {
     let run = &queued.run;
     let b = queued.batches;
-    let state_class = match progress.state.as_str() {
+    let state_class = match progress.state.to_ascii_lowercase().as_str() {
         "h1" => " class=\"h1\"",
         "h0" => " class=\"h0\"",
         _ => "",
