@@ -552,3 +552,92 @@ fn the_dashboard_shows_each_state_of_a_run_with_the_stores_numbers() {
     );
     assert!(page.contains("href=\"/\""), "a way back to the runs");
 }
+
+/// `arbiter submit`, `runs` and `stop` through the server with a user's token: the run queued
+/// is the one `arbiter submit --db` queues (configuration, files, batches, seed); a worker's
+/// token is refused; a stop reaches the database.
+#[test]
+fn a_user_submits_lists_and_stops_a_run_through_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    config(dir.path(), 40);
+    let db = dir.path().join("fleet.db").display().to_string();
+    let direct = dir.path().join("direct.db").display().to_string();
+    // The database and its tokens exist before the server opens it.
+    let user_file = dir.path().join("user.token");
+    std::fs::write(&user_file, token(&db, "alice", TokenScope::User)).unwrap();
+    let worker_file = dir.path().join("worker.token");
+    std::fs::write(&worker_file, token(&db, "farm", TokenScope::Worker)).unwrap();
+    let server = serve(&db, dir.path());
+    let via = |file: &Path, args: &[&str]| {
+        let mut all: Vec<&str> = args.to_vec();
+        let file = file.display().to_string();
+        all.extend(["--server", &server.url, "--token-file", &file]);
+        arbiter(&all, dir.path())
+    };
+    let refused = via(&worker_file, &["submit", "sprt.toml"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused.stderr));
+    assert!(
+        text(&refused.stderr).contains("needs user"),
+        "{}",
+        text(&refused.stderr)
+    );
+    let submitted = via(&user_file, &["submit", "sprt.toml", "--batch-pairs", "4"]);
+    assert!(submitted.status.success(), "{}", text(&submitted.stderr));
+    let line = text(&submitted.stdout);
+    assert!(
+        line.starts_with("queued run 1 (fleet-sprt): 40 pairs in 10 batches of 4, seed 11"),
+        "{line}"
+    );
+    let local = arbiter(
+        &["submit", "sprt.toml", "--db", &direct, "--batch-pairs", "4"],
+        dir.path(),
+    );
+    assert!(local.status.success(), "{}", text(&local.stderr));
+    assert_eq!(
+        text(&local.stdout),
+        line,
+        "the same run as a submit to the database"
+    );
+    let stored = |db: &str| {
+        block_on(async {
+            let store = Store::open(&Location::parse(db)).await.unwrap();
+            let run = store.run(arbiter_store::RunId::new(1)).await.unwrap();
+            let files = store.run_files(run.id).await.unwrap();
+            (run.spec, files)
+        })
+    };
+    let (through_server, files) = stored(&db);
+    assert_eq!((through_server.clone(), files.clone()), stored(&direct));
+    assert_eq!(files.len(), 1, "the book is stored with the run");
+    assert_eq!(
+        files[0].content,
+        std::fs::read(dir.path().join("book.epd")).unwrap()
+    );
+    let listed = via(&user_file, &["runs"]);
+    assert!(listed.status.success(), "{}", text(&listed.stderr));
+    let listed = text(&listed.stdout);
+    assert!(
+        listed
+            .lines()
+            .nth(1)
+            .is_some_and(|row| row.contains("fleet-sprt") && row.contains("queued")),
+        "{listed}"
+    );
+    let stopped = via(&user_file, &["stop", "fleet-sprt"]);
+    assert!(stopped.status.success(), "{}", text(&stopped.stderr));
+    assert!(text(&stopped.stdout).starts_with("stopped run 1 (fleet-sprt)"));
+    let state = snapshot(&db).0[0].run.state.clone();
+    assert_eq!(
+        state,
+        RunState::Finished {
+            verdict: arbiter_store::RunOutcome::Stopped
+        }
+    );
+    let again = via(&user_file, &["stop", "fleet-sprt"]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        text(&again.stderr).contains("already finished"),
+        "{}",
+        text(&again.stderr)
+    );
+}

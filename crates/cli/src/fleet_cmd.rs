@@ -33,10 +33,8 @@ use tokio::sync::{mpsc, watch};
 pub struct SubmitArgs {
     /// The run's TOML configuration; or give cutechess flags after `--`.
     config: Option<PathBuf>,
-    /// The database of the fleet (`postgres://...`; an SQLite file serves workers on one
-    /// machine).
-    #[arg(long)]
-    db: String,
+    #[command(flatten)]
+    fleet: FleetArgs,
     /// Runs of higher priority are played first.
     #[arg(long, default_value_t = 0)]
     priority: i64,
@@ -53,18 +51,69 @@ pub struct SubmitArgs {
 
 #[derive(clap::Args)]
 pub struct RunsArgs {
-    /// The database of the fleet.
-    #[arg(long)]
-    db: String,
+    #[command(flatten)]
+    fleet: FleetArgs,
 }
 
 #[derive(clap::Args)]
 pub struct StopArgs {
     /// The run, by id or name.
     run: String,
-    /// The database of the fleet.
-    #[arg(long)]
-    db: String,
+    #[command(flatten)]
+    fleet: FleetArgs,
+}
+
+/// Where a user's command reaches the fleet: its database, or its server with a user's token.
+#[derive(clap::Args)]
+pub struct FleetArgs {
+    /// The database of the fleet (`postgres://...`; an SQLite file serves workers on one
+    /// machine); or --server.
+    #[arg(long, required_unless_present = "server", conflicts_with = "server")]
+    db: Option<String>,
+    /// The fleet's server (`arbiter serve`), with --token-file.
+    #[arg(long, requires = "token_file")]
+    server: Option<String>,
+    /// The file holding a user's token (`arbiter admin token create NAME --scope user`).
+    #[arg(long, requires = "server")]
+    token_file: Option<PathBuf>,
+}
+
+/// The fleet a user's command reaches.
+enum Fleet {
+    Database(Store),
+    Server(HttpCoordinator),
+}
+
+impl FleetArgs {
+    async fn open(&self) -> anyhow::Result<Fleet> {
+        match (&self.db, &self.server, &self.token_file) {
+            (Some(db), _, _) => Ok(Fleet::Database(open(db).await?)),
+            (None, Some(server), Some(file)) => Ok(Fleet::Server(server_client(server, file)?)),
+            _ => bail!("give --db URL, or --server URL with --token-file FILE"),
+        }
+    }
+}
+
+/// The client of `server` with the token in `token_file`.
+fn server_client(server: &str, token_file: &std::path::Path) -> anyhow::Result<HttpCoordinator> {
+    let token = std::fs::read_to_string(token_file)
+        .with_context(|| format!("read the token file {}", token_file.display()))?;
+    HttpCoordinator::new(server, &token).map_err(|why| anyhow::anyhow!("--server {server}: {why}"))
+}
+
+impl Fleet {
+    async fn queued_runs(&self) -> anyhow::Result<Vec<QueuedRun>> {
+        Ok(match self {
+            Fleet::Database(store) => store.queued_runs().await?,
+            Fleet::Server(server) => server.runs().await?,
+        })
+    }
+
+    async fn close(self) {
+        if let Fleet::Database(store) = self {
+            store.close().await;
+        }
+    }
 }
 
 #[derive(clap::Args)]
@@ -142,12 +191,26 @@ pub fn submit(args: &SubmitArgs) -> anyhow::Result<ExitCode> {
         writes_exports: false,
     };
     runtime()?.block_on(async {
-        let store = open(&args.db).await?;
-        let queued = match &tuning {
-            None => fleet::submit(&store, config, &base, &options).await?,
-            Some(tuning) => fleet::submit_tuning(&store, config, &base, &options, tuning).await?,
+        let queued = match (args.fleet.open().await?, &tuning) {
+            (Fleet::Database(store), None) => {
+                let queued = fleet::submit(&store, config, &base, &options).await?;
+                store.close().await;
+                queued
+            }
+            (Fleet::Database(store), Some(tuning)) => {
+                let queued = fleet::submit_tuning(&store, config, &base, &options, tuning).await?;
+                store.close().await;
+                queued
+            }
+            (Fleet::Server(server), None) => {
+                let submission = fleet::submission(&config, &base, &options)?;
+                server.submit_run(&submission).await?
+            }
+            (Fleet::Server(_), Some(_)) => bail!(
+                "a tuning run is queued in the database (--db): its updates run in the \
+                 database's transaction, which the server does not hold"
+            ),
         };
-        store.close().await;
         for warning in &queued.warnings {
             let _ = writeln!(std::io::stderr(), "warning: {warning}");
         }
@@ -180,9 +243,9 @@ fn is_tuning_config(path: &std::path::Path) -> bool {
 
 pub fn runs(args: &RunsArgs) -> anyhow::Result<ExitCode> {
     runtime()?.block_on(async {
-        let store = open(&args.db).await?;
-        let queued = store.queued_runs().await?;
-        store.close().await;
+        let fleet = args.fleet.open().await?;
+        let queued = fleet.queued_runs().await?;
+        fleet.close().await;
         outln!(
             "{:>4}  {:<28} {:<12} {:>4} {:>13} {:>16} {:>7} {:>15} {:>7}",
             "ID",
@@ -255,13 +318,25 @@ fn truncate(text: &str, width: usize) -> String {
 
 pub fn stop(args: &StopArgs) -> anyhow::Result<ExitCode> {
     runtime()?.block_on(async {
-        let store = open(&args.db).await?;
-        let found = match args.run.parse::<i64>() {
-            Ok(id) => Some(store.run(RunId::new(id)).await?),
-            Err(_) => store.find_run_by_name(&args.run).await?,
+        let fleet = args.fleet.open().await?;
+        let found = match &fleet {
+            Fleet::Database(store) => match args.run.parse::<i64>() {
+                Ok(id) => Some(store.run(RunId::new(id)).await?),
+                Err(_) => store.find_run_by_name(&args.run).await?,
+            },
+            Fleet::Server(server) => server
+                .runs()
+                .await?
+                .into_iter()
+                .map(|queued| queued.run)
+                .find(|run| run.id.to_string() == args.run || run.spec.name == args.run),
         };
         let Some(found) = found else {
-            bail!("no run {:?} in {}", args.run, store.location());
+            let location = match &fleet {
+                Fleet::Database(store) => store.location().to_owned(),
+                Fleet::Server(server) => server.location(),
+            };
+            bail!("no run {:?} in {location}", args.run);
         };
         if let RunState::Finished { verdict } = found.state {
             bail!(
@@ -270,8 +345,21 @@ pub fn stop(args: &StopArgs) -> anyhow::Result<ExitCode> {
                 found.spec.name
             );
         }
-        store.finish_run(found.id, RunOutcome::Stopped).await?;
-        store.close().await;
+        match &fleet {
+            Fleet::Database(store) => store.finish_run(found.id, RunOutcome::Stopped).await?,
+            Fleet::Server(server) => {
+                if let RunState::Finished { verdict } = server.stop(found.id).await? {
+                    if verdict != RunOutcome::Stopped {
+                        bail!(
+                            "run {} ({}) finished before the stop: {verdict}",
+                            found.id,
+                            found.spec.name
+                        );
+                    }
+                }
+            }
+        }
+        fleet.close().await;
         outln!(
             "stopped run {} ({}); its workers drop their batches at their next heartbeat",
             found.id,

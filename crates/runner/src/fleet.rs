@@ -28,6 +28,7 @@ use arbiter_store::{
     Submitted, Totals, TuningSetup, TuningStep, WorkerId, WorkerInfo,
 };
 use futures_util::future::BoxFuture;
+use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, watch};
 
 use crate::config::{CheckedConfig, ConfigError, Program, RunConfig};
@@ -57,7 +58,7 @@ pub enum FleetError {
 }
 
 /// How a run is queued, beyond its configuration.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SubmitOptions {
     /// Higher first; 0 by default.
     pub priority: i64,
@@ -68,11 +69,12 @@ pub struct SubmitOptions {
     pub batch_pairs: Option<u64>,
     /// The submitting process writes the configuration's exports and report itself, from the
     /// database, as it plays the run beside the workers (`arbiter match CONFIG --db URL`).
+    #[serde(default)]
     pub writes_exports: bool,
 }
 
 /// A run as [`submit`] queued it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SubmittedRun {
     pub run: RunId,
     pub name: String,
@@ -133,6 +135,111 @@ async fn submit_body(
     tuning: Option<&TuningSubmission>,
 ) -> Result<SubmittedRun, FleetError> {
     let checked = config.check()?;
+    let files = stored_files(&checked, base)?;
+    let signatures = signatures_here(&checked, base);
+    queue_checked(store, config, checked, files, signatures, options, tuning).await
+}
+
+/// A run as a submitter sends it to `arbiter serve`: what [`submit`] reads on the submitting
+/// machine (the configuration, the files it names, its engines' signatures where that machine
+/// has their binaries), so that the server, which has none of them, queues the same run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Submission {
+    /// The configuration as stored (TOML, paths relative to the stored files).
+    pub config: String,
+    pub files: Vec<RunFile>,
+    /// One per engine, in the configuration's order.
+    pub signatures: Vec<Option<String>>,
+    #[serde(default)]
+    pub options: SubmitOptions,
+}
+
+/// [`Submission`] of `config`, read from the folder `base` on this machine.
+pub fn submission(
+    config: &RunConfig,
+    base: &Path,
+    options: &SubmitOptions,
+) -> Result<Submission, FleetError> {
+    let checked = config.check()?;
+    let files = stored_files(&checked, base)?;
+    let signatures = signatures_here(&checked, base);
+    let stored = RunConfig {
+        folder: None,
+        ..config.clone()
+    };
+    Ok(Submission {
+        config: stored.canonical(),
+        files,
+        signatures,
+        options: options.clone(),
+    })
+}
+
+/// Queues a run a submitter sent (`arbiter serve`'s `POST /runs`): its configuration checked
+/// from its text as [`submit`] checks it, the files it names present (and no others), a
+/// signature (or none) per engine. A refusal is [`FleetError::Refused`] naming what is wrong.
+pub fn submit_remote<'a>(
+    store: &'a Store,
+    submission: &'a Submission,
+) -> BoxFuture<'a, Result<SubmittedRun, FleetError>> {
+    Box::pin(async move {
+        let config = RunConfig::parse(&submission.config, "the submitted configuration")?;
+        let checked = config.check()?;
+        let named: Vec<String> = file_names(&checked)
+            .iter()
+            .map(|name| name.display().to_string())
+            .collect();
+        for name in &named {
+            if !submission.files.iter().any(|file| &file.name == name) {
+                return Err(FleetError::Refused(format!(
+                    "files: the configuration reads {name:?}, which was not sent with it"
+                )));
+            }
+        }
+        if let Some(extra) = submission
+            .files
+            .iter()
+            .find(|file| !named.contains(&file.name))
+        {
+            return Err(FleetError::Refused(format!(
+                "files: {:?} was sent, but the configuration does not read it",
+                extra.name
+            )));
+        }
+        if submission.signatures.len() != checked.engines.len() {
+            return Err(FleetError::Refused(format!(
+                "signatures: {} given for {} engines",
+                submission.signatures.len(),
+                checked.engines.len()
+            )));
+        }
+        queue_checked(
+            store,
+            config,
+            checked,
+            submission.files.clone(),
+            submission.signatures.clone(),
+            &SubmitOptions {
+                writes_exports: false,
+                ..submission.options.clone()
+            },
+            None,
+        )
+        .await
+    })
+}
+
+/// The rest of a submit, the same wherever the files were read: the run's seed, name, batch
+/// size and facts, queued with its files.
+async fn queue_checked(
+    store: &Store,
+    config: RunConfig,
+    checked: CheckedConfig,
+    files: Vec<RunFile>,
+    signatures: Vec<Option<String>>,
+    options: &SubmitOptions,
+    tuning: Option<&TuningSubmission>,
+) -> Result<SubmittedRun, FleetError> {
     let mut warnings = checked.warnings.clone();
     for (field, set) in [
         ("pgnout", config.pgnout.is_some()),
@@ -156,17 +263,6 @@ async fn submit_body(
                 .to_owned(),
         );
     }
-    let files = stored_files(&checked, base)?;
-    let signatures = checked
-        .engines
-        .iter()
-        .map(|engine| match &engine.program {
-            Program::Uci(process) => program_path(base, &process.cmd)
-                .ok()
-                .and_then(|p| binary_signature(&p).ok()),
-            Program::Staunton { .. } => Some(staunton_signature()),
-        })
-        .collect();
     let seed = config.seed.unwrap_or_else(fresh_seed);
     let run_name = tuning.map_or_else(|| config.run_name(), |t| t.run_name.clone());
     let name = lineage(store, &run_name).await?.next_name;
@@ -279,6 +375,24 @@ fn move_seconds(tc: &TimeControl) -> f64 {
 
 /// The files a run reads, by the names its configuration gives them, read from `base`.
 fn stored_files(checked: &CheckedConfig, base: &Path) -> Result<Vec<RunFile>, FleetError> {
+    file_names(checked)
+        .into_iter()
+        .map(|name| {
+            let path = absolute_in(base, name);
+            let content = std::fs::read(&path).map_err(|source| FleetError::File {
+                path: path.clone(),
+                source,
+            })?;
+            Ok(RunFile {
+                name: name.display().to_string(),
+                content,
+            })
+        })
+        .collect()
+}
+
+/// The files a run reads, which are stored with it: its book and staunton's parameter files.
+fn file_names(checked: &CheckedConfig) -> Vec<&Path> {
     let mut names: Vec<&Path> = Vec::new();
     if let Some(book) = &checked.openings.file {
         names.push(book);
@@ -292,19 +406,22 @@ fn stored_files(checked: &CheckedConfig, base: &Path) -> Result<Vec<RunFile>, Fl
             names.push(file);
         }
     }
-    names.dedup();
+    let mut seen = std::collections::HashSet::new();
+    names.retain(|name| seen.insert(*name));
     names
-        .into_iter()
-        .map(|name| {
-            let path = absolute_in(base, name);
-            let content = std::fs::read(&path).map_err(|source| FleetError::File {
-                path: path.clone(),
-                source,
-            })?;
-            Ok(RunFile {
-                name: name.display().to_string(),
-                content,
-            })
+}
+
+/// Each engine's signature where this machine has its binary (a UCI engine's SHA-256, or
+/// staunton's build), else none: the first worker's is adopted.
+fn signatures_here(checked: &CheckedConfig, base: &Path) -> Vec<Option<String>> {
+    checked
+        .engines
+        .iter()
+        .map(|engine| match &engine.program {
+            Program::Uci(process) => program_path(base, &process.cmd)
+                .ok()
+                .and_then(|p| binary_signature(&p).ok()),
+            Program::Staunton { .. } => Some(staunton_signature()),
         })
         .collect()
 }

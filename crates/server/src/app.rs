@@ -9,7 +9,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use arbiter_runner::coordinator::RunSetup;
-use arbiter_runner::fleet::{run_rule, RunRule};
+use arbiter_runner::fleet::{
+    run_rule, submit_remote, FleetError, RunRule, Submission, SubmittedRun,
+};
 use arbiter_store::{
     Lease, RunId, Store, StoreError, TokenInfo, TokenScope, Totals, WorkerId, WorkerInfo,
 };
@@ -86,7 +88,7 @@ pub fn router(state: AppState) -> Router {
         .route("/runs/{run}/theta", get(theta))
         .route("/runs/{run}/advance", post(advance))
         // Users.
-        .route("/runs", get(runs))
+        .route("/runs", get(runs).post(submit_run))
         .route("/runs/{run}", get(run))
         .route("/runs/{run}/stop", post(stop))
         .route("/runs/{run}/pgn", get(pgn))
@@ -495,6 +497,38 @@ async fn advance(
     let rule = state.rule(run).await?;
     let mut decide = |totals: &Totals| rule.verdict(totals);
     Ok(Json(state.store.advance(run, &mut decide).await?))
+}
+
+/// `POST /runs`: queues a run a submitter prepared (`arbiter submit --server`): its
+/// configuration is checked here from its text, as `arbiter submit --db` checks it.
+async fn submit_run(
+    State(state): State<AppState>,
+    caller: Caller,
+    Body(submission): Body<Submission>,
+) -> Result<Json<SubmittedRun>, Refusal> {
+    caller.allowed(TokenScope::User)?;
+    match submit_remote(&state.store, &submission).await {
+        Ok(queued) => Ok(Json(queued)),
+        Err(FleetError::Store(e)) => Err(e.into()),
+        Err(FleetError::Config(e)) => Err(Refusal::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            e.to_string(),
+            Some("config"),
+        )),
+        Err(FleetError::Refused(why)) => {
+            let field = why.split(':').next().map(str::to_owned);
+            Err(Refusal::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                why,
+                field.as_deref(),
+            ))
+        }
+        Err(other) => Err(Refusal::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            other.to_string(),
+            None,
+        )),
+    }
 }
 
 /// A run as users read it: its queue entry (state, batches, prefix, totals).

@@ -11,9 +11,10 @@
 use std::time::Duration;
 
 use arbiter_runner::coordinator::{Coordinator, CoordinatorFuture, Decide, RunSetup};
+use arbiter_runner::fleet::{Submission, SubmittedRun};
 use arbiter_store::{
-    Advanced, Heartbeat, Lease, MakeStep, PairRecord, QueuedRun, RunId, StoreError, Submitted,
-    Totals, WorkerId, WorkerInfo,
+    Advanced, Heartbeat, Lease, MakeStep, PairRecord, QueuedRun, RunId, RunState, StoreError,
+    Submitted, Totals, WorkerId, WorkerInfo,
 };
 use reqwest::{Method, StatusCode};
 use serde::de::DeserializeOwned;
@@ -27,6 +28,38 @@ use crate::api::{
 /// How long one request may take: a submit of a large batch over a slow link included. A
 /// request that takes longer is retried (the server's side is idempotent).
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// What a user asks of the server: to queue, list and stop runs.
+impl HttpCoordinator {
+    /// Queues `submission` (`POST /runs`).
+    pub async fn submit_run(&self, submission: &Submission) -> Result<SubmittedRun, StoreError> {
+        self.call("submitting a run", Method::POST, "/runs", Some(submission))
+            .await
+    }
+
+    /// The queued runs (`GET /runs`).
+    pub async fn runs(&self) -> Result<Vec<QueuedRun>, StoreError> {
+        self.call("reading the runs", Method::GET, "/runs", None::<&()>)
+            .await
+    }
+
+    /// Stops `run` (`POST /runs/{run}/stop`): its state after the stop.
+    pub async fn stop(&self, run: RunId) -> Result<RunState, StoreError> {
+        #[derive(serde::Deserialize)]
+        struct Stopped {
+            state: RunState,
+        }
+        let stopped: Stopped = self
+            .call(
+                "stopping a run",
+                Method::POST,
+                &format!("/runs/{run}/stop"),
+                None::<&()>,
+            )
+            .await?;
+        Ok(stopped.state)
+    }
+}
 
 /// The fleet's server, as a worker reaches it.
 #[derive(Clone, Debug)]
