@@ -18,7 +18,7 @@ pub(crate) fn config(dir: &Path, rounds: u64) -> PathBuf {
 }
 
 /// [`config`] at `nodes` a move.
-fn config_at(dir: &Path, rounds: u64, nodes: u64) -> PathBuf {
+pub(crate) fn config_at(dir: &Path, rounds: u64, nodes: u64) -> PathBuf {
     std::fs::copy(BOOK, dir.join("book.epd")).unwrap();
     let path = dir.join("sprt.toml");
     std::fs::write(

@@ -10,7 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use arbiter_stats::{EloModel, Sample, Sprt};
-use arbiter_store::{Location, QueuedRun, RunState, Store, TokenScope};
+use arbiter_store::{Location, QueuedRun, RunState, Store, TokenScope, Totals};
 use serde_json::Value;
 
 use crate::common::{arbiter, text};
@@ -640,4 +640,123 @@ fn a_user_submits_lists_and_stops_a_run_through_the_server() {
         "{}",
         text(&again.stderr)
     );
+}
+
+/// Waits until `log` (a file a process appends to) holds `needle`; the log on failure.
+fn wait_for(log: &Path, needle: &str, seconds: u64) -> String {
+    let deadline = std::time::Instant::now() + Duration::from_secs(seconds);
+    loop {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        if text.contains(needle) {
+            return text;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no {needle:?} in {} within {seconds} s:\n{text}",
+            log.display()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A worker cut off from the server after its claim plays its batch, cannot submit it and is
+/// killed while it retries: the batch waits in its spool, and the worker started again under
+/// its name submits it from there, without playing it again, and the run completes.
+#[test]
+fn a_killed_workers_played_batch_is_submitted_from_its_spool() {
+    let dir = tempfile::tempdir().unwrap();
+    // One batch of 4 pairs, seconds long at 5,000 nodes: the network is cut while it plays.
+    crate::fleet_cli::config_at(dir.path(), 4, 5000);
+    let db_url = dir.path().join("fleet.db").display().to_string();
+    let submitted = arbiter(
+        &["submit", "sprt.toml", "--db", &db_url, "--batch-pairs", "4"],
+        dir.path(),
+    );
+    assert!(submitted.status.success(), "{}", text(&submitted.stderr));
+    let server = serve(&db_url, dir.path());
+    let proxy = arbiter_pgtest::CutProxy::start(server.address.parse().unwrap()).unwrap();
+    let token_file = dir.path().join("w.token");
+    std::fs::write(&token_file, token(&db_url, "w", TokenScope::Worker)).unwrap();
+    let spool = dir.path().join("state/spool.db");
+    let start = |log: &Path| {
+        let log = std::fs::File::create(log).unwrap();
+        Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args([
+                "worker",
+                "--server",
+                &format!("http://{}", proxy.addr()),
+                "--token-file",
+                &token_file.display().to_string(),
+                "--name",
+                "cut-off",
+                "--concurrency",
+                "1",
+                "--lease",
+                "5",
+                "--exit-when-idle",
+                "--spool",
+                &spool.display().to_string(),
+            ])
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap()
+    };
+    let first_log = dir.path().join("first.log");
+    let mut first = start(&first_log);
+    wait_for(
+        &first_log,
+        "batch 0 of run 1 (fleet-sprt): units 0 to 3",
+        60,
+    );
+    proxy.cut();
+    let log = wait_for(&first_log, "submitting a batch:", 120);
+    first.kill().unwrap();
+    first.wait().unwrap();
+    assert!(
+        !log.contains("counted"),
+        "nothing reached the server: {log}"
+    );
+    let waiting = block_on(async {
+        let spool = arbiter_store::Spool::open(&spool).await.unwrap();
+        spool.batches().await.unwrap()
+    });
+    assert_eq!(waiting.len(), 1, "the played batch is in the spool");
+    assert_eq!(waiting[0].pairs.len(), 4);
+    assert_eq!(snapshot(&db_url).0[0].totals.pairs, 0, "not counted yet");
+    proxy.restore();
+    let second_log = dir.path().join("second.log");
+    let second = start(&second_log).wait_with_output().unwrap();
+    let log = std::fs::read_to_string(&second_log).unwrap();
+    assert!(second.status.success(), "{log}");
+    assert!(
+        log.contains("1 played batch(es) waiting in the spool"),
+        "{log}"
+    );
+    assert!(log.contains("batch 0 of run 1: counted"), "{log}");
+    assert!(
+        !log.contains("(fleet-sprt): units"),
+        "the batch is not played again: {log}"
+    );
+    let run = &snapshot(&db_url).0[0];
+    assert_eq!(
+        run.totals,
+        waiting[0].pairs.iter().fold(Totals::default(), |mut t, p| {
+            t.add(p.tally);
+            t
+        }),
+        "the spooled pairs are the run's"
+    );
+    assert!(
+        matches!(run.run.state, RunState::Finished { .. }),
+        "{:?}",
+        run.run.state
+    );
+    let left = block_on(async {
+        let spool = arbiter_store::Spool::open(&spool).await.unwrap();
+        spool.batches().await.unwrap()
+    });
+    assert_eq!(left, [], "a confirmed batch leaves the spool");
 }

@@ -143,6 +143,33 @@ pub struct WorkerArgs {
     /// Where runs' stored files (books) are written (default: a temporary folder).
     #[arg(long)]
     scratch: Option<PathBuf>,
+    /// The SQLite file where played batches wait until the fleet confirms them, and from which
+    /// a restarted worker submits them (default with --server:
+    /// $XDG_STATE_HOME/arbiter/spool-NAME.db, else ~/.local/state/arbiter/; with --db, none).
+    #[arg(long)]
+    spool: Option<PathBuf>,
+}
+
+/// The spool of a worker named `name` on the server when none is given: in the user's state
+/// folder, one file per worker name, so that a worker restarted under its name finds its own.
+fn default_spool(name: &str) -> PathBuf {
+    let folder = std::env::var_os("XDG_STATE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local/state")))
+        .unwrap_or_else(|| PathBuf::from("."))
+        .join("arbiter");
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    folder.join(format!("spool-{safe}.db"))
 }
 
 pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
@@ -380,11 +407,12 @@ pub fn worker(args: &WorkerArgs) -> anyhow::Result<ExitCode> {
         Some(_) => None,
         None => Some(tempfile::tempdir().context("create a scratch folder")?),
     };
+    let name = args
+        .name
+        .clone()
+        .unwrap_or_else(|| format!("{}-{}", fleet::hostname(), std::process::id()));
     let options = WorkerOptions {
-        name: args
-            .name
-            .clone()
-            .unwrap_or_else(|| format!("{}-{}", fleet::hostname(), std::process::id())),
+        name: name.clone(),
         concurrency: concurrency.max(1),
         lease: Duration::from_secs_f64(args.lease),
         // A lapsed lease is worth a look soon after it lapses.
@@ -402,6 +430,11 @@ pub fn worker(args: &WorkerArgs) -> anyhow::Result<ExitCode> {
             .db
             .is_some()
             .then(|| Arc::new(SpsaTuner) as Arc<dyn fleet::Tuner>),
+        spool: match (&args.spool, &args.server) {
+            (Some(path), _) => Some(path.clone()),
+            (None, Some(_)) => Some(default_spool(&name)),
+            (None, None) => None,
+        },
     };
     let token = match &args.token_file {
         Some(path) => Some(
@@ -457,6 +490,9 @@ pub fn worker(args: &WorkerArgs) -> anyhow::Result<ExitCode> {
 fn event_line(event: &WorkerEvent) -> Option<String> {
     Some(match event {
         WorkerEvent::Registered(id) => format!("worker registered as {id}"),
+        WorkerEvent::Spooled { batches, spool } => {
+            format!("{batches} played batch(es) waiting in the spool {spool}: submitting them")
+        }
         WorkerEvent::Claimed(name, lease) => format!(
             "batch {} of run {} ({name}): units {} to {}{}",
             lease.sequence,
@@ -610,6 +646,8 @@ pub async fn match_queued(
         scratch: scratch.path().to_owned(),
         run: Some(run),
         tuner: None,
+        // Its database is on hand: a batch not yet submitted is played again after a restart.
+        spool: None,
     };
     let (stop_tx, stop_rx) = watch::channel(false);
     let signal = Arc::new(std::sync::atomic::AtomicU8::new(0));

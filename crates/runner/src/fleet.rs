@@ -24,8 +24,8 @@ use std::time::{Duration, Instant};
 use arbiter_stats::{EloModel, Sample, Sprt, SprtState, SprtStatus};
 use arbiter_store::{
     sha256_hex, Heartbeat, JudgedOn, Lease, PairRecord, Pairing, Queue, QueuedRun, RunFacts,
-    RunFile, RunId, RunKind, RunOutcome, RunSpec, RunState, SprtFacts, Store, StoreError,
-    Submitted, Totals, TuningSetup, TuningStep, WorkerId, WorkerInfo,
+    RunFile, RunId, RunKind, RunOutcome, RunSpec, RunState, Spool, SpooledBatch, SprtFacts, Store,
+    StoreError, Submitted, Totals, TuningSetup, TuningStep, WorkerId, WorkerInfo,
 };
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
@@ -534,12 +534,21 @@ pub struct WorkerOptions {
     pub run: Option<RunId>,
     /// What plays tuning runs' batches; a worker without one leaves tuning runs to others.
     pub tuner: Option<Arc<dyn Tuner>>,
+    /// Where played batches wait for the fleet's confirmation ([`Spool`]), so that a worker
+    /// killed while the fleet is out of reach submits them when it starts again; none to keep
+    /// them in memory only.
+    pub spool: Option<PathBuf>,
 }
 
 /// What a worker reports as it goes.
 #[derive(Debug)]
 pub enum WorkerEvent {
     Registered(WorkerId),
+    /// Batches a previous run of this worker played and left in its spool, submitted now.
+    Spooled {
+        batches: usize,
+        spool: String,
+    },
     /// A batch to play: `(run name, lease)`.
     Claimed(String, Lease),
     /// The worker cannot play this run (another engine binary, a configuration it cannot
@@ -607,6 +616,13 @@ async fn work_body(
     };
     let worker = retrying("registering", events, &cancel, || store.register(&info)).await?;
     let _ = events.send(WorkerEvent::Registered(worker));
+    let spool = match &options.spool {
+        Some(path) => Some(Spool::open(path).await?),
+        None => None,
+    };
+    if let Some(spool) = &spool {
+        submit_spooled(&*store, spool, events, &cancel).await?;
+    }
     let lease_ms = i64::try_from(options.lease.as_millis()).unwrap_or(i64::MAX);
     let mut excluded: Vec<RunId> = Vec::new();
     let mut prepared: Option<Prepared> = None;
@@ -789,6 +805,21 @@ async fn work_body(
                     tally
                 });
                 let rule = RunRule::of_spec(spec);
+                // A match's batch waits on disk until the fleet answers; a tuning batch's
+                // update needs the values at its submit, so it is played again instead.
+                let spooled = match (&spool, &tuned) {
+                    (Some(spool), None) => {
+                        spool
+                            .keep(&SpooledBatch {
+                                lease: lease.clone(),
+                                pairs: pairs.clone(),
+                                signatures: ready.signatures.clone(),
+                            })
+                            .await?;
+                        Some(spool)
+                    }
+                    _ => None,
+                };
                 let submitted = retrying("submitting a batch", events, &cancel, || async {
                     match &tuned {
                         None => {
@@ -809,6 +840,9 @@ async fn work_body(
                 .await;
                 match submitted {
                     Ok(submitted) => {
+                        if let Some(spool) = spooled {
+                            spool.forget(&lease).await?;
+                        }
                         let _ = events.send(WorkerEvent::Submitted(lease, submitted));
                     }
                     // Stopped while the database was away: whoever claims the batch after its
@@ -850,6 +884,40 @@ async fn work_body(
         old.players.shutdown().await;
     }
     Ok(end)
+}
+
+/// Submits the batches a killed worker left in its spool, each judged by its run's rule, and
+/// forgets each the fleet answers: counted now, counted before (the kill came after the fleet
+/// had it), or its run closed meanwhile.
+async fn submit_spooled(
+    store: &dyn Coordinator,
+    spool: &Spool,
+    events: &mpsc::UnboundedSender<WorkerEvent>,
+    cancel: &watch::Receiver<bool>,
+) -> Result<(), FleetError> {
+    let batches = spool.batches().await?;
+    if batches.is_empty() {
+        return Ok(());
+    }
+    let _ = events.send(WorkerEvent::Spooled {
+        batches: batches.len(),
+        spool: spool.location().to_owned(),
+    });
+    for batch in batches {
+        let run = batch.lease.run;
+        let setup = retrying("reading the run", events, cancel, || store.run_setup(run)).await?;
+        let rule = run_rule(&setup.run).ok();
+        let submitted = retrying("submitting a spooled batch", events, cancel, || async {
+            let mut decide = |totals: &Totals| rule.as_ref().and_then(|rule| rule.verdict(totals));
+            store
+                .submit(&batch.lease, &batch.pairs, &batch.signatures, &mut decide)
+                .await
+        })
+        .await?;
+        spool.forget(&batch.lease).await?;
+        let _ = events.send(WorkerEvent::Submitted(batch.lease, submitted));
+    }
+    Ok(())
 }
 
 /// How long a counted batch may wait for its run's advance before a worker makes it: its

@@ -275,6 +275,7 @@ mod model;
 mod postgres;
 mod repo;
 mod run_lock;
+mod spool;
 mod sqlite;
 mod tokens;
 
@@ -296,6 +297,7 @@ pub use model::{
     TuningMethod, TuningSetup, TuningStep,
 };
 pub use run_lock::RunLock;
+pub use spool::{Spool, SpooledBatch};
 pub use tokens::{ParseTokenScopeError, TokenId, TokenInfo, TokenScope};
 
 pub use repo::sha256_hex;
