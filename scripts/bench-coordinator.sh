@@ -4,17 +4,27 @@
 # PostgreSQL cluster (fsync on, default settings), for N = 10, 100, 1000; and pgbench's TPC-B on
 # the same cluster as the yardstick (8 clients). Prints claim+submit cycles a second and the
 # latency percentiles of a cycle (claim, heartbeat and submit: three transactions).
-# Usage: scripts/bench-coordinator.sh [SECONDS]   (default 20 per N)
+# Usage: scripts/bench-coordinator.sh [--server] [SECONDS]   (default 20 per N)
 #   WORKERS="10 100 1000" picks the N; STORES=4 the connection pools (8 connections each) the
 #   simulated workers share, as that many worker processes would; BENCH=PATH runs that build of
 #   the example instead of building this one (to compare two commits on alike clusters).
+#   --server: through `arbiter serve` instead, two replicas in front of the database and the
+#   simulated workers over HTTP (crates/server/examples/coordinator_http.rs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+server=false
+if [ "${1:-}" = "--server" ]; then
+  server=true
+  shift
+fi
 seconds=${1:-20}
 workers=${WORKERS:-"10 100 1000"}
 stores=${STORES:-4}
 bench=${BENCH:-}
-if [ -z "$bench" ]; then
+if [ -z "$bench" ] && $server; then
+  cargo build --release -q -p arbiter-server --features arbiter-store/postgres --example coordinator_http
+  bench=$PWD/target/release/examples/coordinator_http
+elif [ -z "$bench" ]; then
   cargo build --release -q -p arbiter-store --features postgres --example coordinator
   bench=$PWD/target/release/examples/coordinator
 fi
@@ -47,5 +57,9 @@ tps=$("$bin/pgbench" -h 127.0.0.1 -p "$port" -U arbiter -c 8 -j 2 -T "$seconds" 
   | awk '/^tps/ {print int($3)}')
 echo "pgbench TPC-B, 8 clients: $tps transactions/s"
 for n in $workers; do
-  "$bench" "$url" "$n" "$stores" "$seconds"
+  if $server; then
+    "$bench" "$url" "$n" "$seconds"
+  else
+    "$bench" "$url" "$n" "$stores" "$seconds"
+  fi
 done

@@ -180,6 +180,8 @@ fn server_worker(server: &Server, token_file: &Path, name: &str, dir: &Path) -> 
             "--lease",
             "5",
             "--exit-when-idle",
+            "--spool",
+            &dir.join(format!("spool-{name}.db")).display().to_string(),
         ])
         .current_dir(dir)
         .stdin(Stdio::null())

@@ -145,31 +145,39 @@ pub struct WorkerArgs {
     scratch: Option<PathBuf>,
     /// The SQLite file where played batches wait until the fleet confirms them, and from which
     /// a restarted worker submits them (default with --server:
-    /// $XDG_STATE_HOME/arbiter/spool-NAME.db, else ~/.local/state/arbiter/; with --db, none).
+    /// $XDG_STATE_HOME/arbiter/spool-SERVER-NAME.db, else under ~/.local/state/arbiter/; with
+    /// --db, none).
     #[arg(long)]
     spool: Option<PathBuf>,
 }
 
-/// The spool of a worker named `name` on the server when none is given: in the user's state
-/// folder, one file per worker name, so that a worker restarted under its name finds its own.
-fn default_spool(name: &str) -> PathBuf {
+/// The spool of a worker named `name` on `server` when none is given: in the user's state
+/// folder, one file per server and worker name, so that a worker restarted under its name finds
+/// its own.
+fn default_spool(server: &str, name: &str) -> PathBuf {
     let folder = std::env::var_os("XDG_STATE_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local/state")))
         .unwrap_or_else(|| PathBuf::from("."))
         .join("arbiter");
-    let safe: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    folder.join(format!("spool-{safe}.db"))
+    let safe = |text: &str| -> String {
+        text.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    let server = server.split("://").nth(1).unwrap_or(server);
+    folder.join(format!(
+        "spool-{}-{}.db",
+        safe(server.trim_end_matches('/')),
+        safe(name)
+    ))
 }
 
 pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
@@ -432,7 +440,7 @@ pub fn worker(args: &WorkerArgs) -> anyhow::Result<ExitCode> {
             .then(|| Arc::new(SpsaTuner) as Arc<dyn fleet::Tuner>),
         spool: match (&args.spool, &args.server) {
             (Some(path), _) => Some(path.clone()),
-            (None, Some(_)) => Some(default_spool(&name)),
+            (None, Some(server)) => Some(default_spool(server, &name)),
             (None, None) => None,
         },
     };

@@ -811,6 +811,7 @@ async fn work_body(
                     (Some(spool), None) => {
                         spool
                             .keep(&SpooledBatch {
+                                fleet: store.location(),
                                 lease: lease.clone(),
                                 pairs: pairs.clone(),
                                 signatures: ready.signatures.clone(),
@@ -886,16 +887,23 @@ async fn work_body(
     Ok(end)
 }
 
-/// Submits the batches a killed worker left in its spool, each judged by its run's rule, and
-/// forgets each the fleet answers: counted now, counted before (the kill came after the fleet
-/// had it), or its run closed meanwhile.
+/// Submits the batches a killed worker left in its spool for this fleet, each judged by its
+/// run's rule, and forgets each the fleet answers: counted now, counted before (the kill came
+/// after the fleet had it), or its run closed meanwhile. Another fleet's batches stay for a
+/// worker of that fleet.
 async fn submit_spooled(
     store: &dyn Coordinator,
     spool: &Spool,
     events: &mpsc::UnboundedSender<WorkerEvent>,
     cancel: &watch::Receiver<bool>,
 ) -> Result<(), FleetError> {
-    let batches = spool.batches().await?;
+    let fleet = store.location();
+    let batches: Vec<SpooledBatch> = spool
+        .batches()
+        .await?
+        .into_iter()
+        .filter(|batch| batch.fleet == fleet)
+        .collect();
     if batches.is_empty() {
         return Ok(());
     }

@@ -24,6 +24,10 @@ use crate::StoreFuture;
 /// A played batch waiting for the fleet's confirmation.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SpooledBatch {
+    /// The fleet it was leased from (the server's URL or the database's location): a spool
+    /// reused against another fleet must not submit it there, where (run, batch) is another
+    /// run's batch.
+    pub fleet: String,
     pub lease: Lease,
     pub pairs: Vec<PairRecord>,
     /// The engines' signatures on the worker, as submitted.
