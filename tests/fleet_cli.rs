@@ -70,7 +70,7 @@ pub(crate) fn block_on<F: std::future::Future>(future: F) -> F::Output {
 }
 
 /// The run's row in `arbiter runs`, read with the store.
-fn queued(db: &str) -> Vec<QueuedRun> {
+pub(crate) fn queued(db: &str) -> Vec<QueuedRun> {
     block_on(async {
         let store = Store::open(&Location::parse(db)).await.unwrap();
         let runs = store.queued_runs().await.unwrap();
@@ -117,7 +117,7 @@ pub(crate) fn batch_sums(db: &Path) -> (u64, Totals) {
 }
 
 /// [`batch_sums`] on PostgreSQL.
-fn batch_sums_pg(url: &str) -> (u64, Totals) {
+pub(crate) fn batch_sums_pg(url: &str) -> (u64, Totals) {
     block_on(async {
         let pool = sqlx::PgPool::connect(url).await.unwrap();
         sums_of!(pool)

@@ -30,6 +30,7 @@ mod rate_cli;
 mod report_browser;
 mod report_cli;
 mod report_tuning;
+mod serve_chaos;
 mod serve_cli;
 mod sprt_cli;
 mod tournament_cli;

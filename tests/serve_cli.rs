@@ -18,11 +18,12 @@ use crate::fleet_cli::{batch_sums, block_on, config, one_machine};
 use crate::report_browser::chromium;
 
 /// A running `arbiter serve`, killed when dropped.
-struct Server {
-    child: Child,
+pub(crate) struct Server {
+    pub(crate) child: Child,
     /// `http://127.0.0.1:PORT`.
-    url: String,
-    address: String,
+    pub(crate) url: String,
+    /// `127.0.0.1:PORT`.
+    pub(crate) address: String,
 }
 
 impl Drop for Server {
@@ -33,9 +34,15 @@ impl Drop for Server {
 }
 
 /// Starts `arbiter serve` on `db` on a free port, read back from its first line.
-fn serve(db: &str, dir: &Path) -> Server {
+pub(crate) fn serve(db: &str, dir: &Path) -> Server {
+    serve_on(db, dir, "127.0.0.1:0").unwrap_or_else(|said| panic!("arbiter serve: {said}"))
+}
+
+/// Starts `arbiter serve` on `db` listening on `listen`; what it said instead if it did not
+/// start listening (the port still taken, say).
+pub(crate) fn serve_on(db: &str, dir: &Path, listen: &str) -> Result<Server, String> {
     let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args(["serve", "--db", db, "--listen", "127.0.0.1:0"])
+        .args(["serve", "--db", db, "--listen", listen])
         .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -43,20 +50,25 @@ fn serve(db: &str, dir: &Path) -> Server {
         .spawn()
         .expect("start arbiter serve");
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let first = lines.next().expect("a first line").unwrap();
-    let address = first
+    let first = lines.next().and_then(Result::ok).unwrap_or_default();
+    let Some(address) = first
         .split("http://")
         .nth(1)
         .and_then(|rest| rest.split('/').next())
-        .unwrap_or_else(|| panic!("no address in {first:?}"))
-        .to_owned();
+        .map(str::to_owned)
+    else {
+        let rest: Vec<String> = lines.map_while(Result::ok).collect();
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(format!("{first}\n{}", rest.join("\n")));
+    };
     // The rest of its stderr, drained so that it never blocks on a full pipe.
     std::thread::spawn(move || lines.for_each(drop));
-    Server {
+    Ok(Server {
         child,
         url: format!("http://{address}"),
         address,
-    }
+    })
 }
 
 /// One HTTP/1.1 request to the server's API (`path` under `/api/v1`): its status and body.
@@ -119,7 +131,7 @@ fn refused(answer: (u16, String)) -> (u16, String, Option<String>) {
     (status, error, value["field"].as_str().map(str::to_owned))
 }
 
-fn token(db: &str, name: &str, scope: TokenScope) -> String {
+pub(crate) fn token(db: &str, name: &str, scope: TokenScope) -> String {
     block_on(async {
         let store = Store::open(&Location::parse(db)).await.unwrap();
         let (_, secret) = store.create_token(name, scope).await.unwrap();

@@ -9,6 +9,8 @@
 //!   made there are left for its owner to drop).
 //! - [`Cluster`]: a cluster of one's own, for tests that stop, restart or crash the server.
 //! - [`CutProxy`]: the network between a client and its server failing and coming back.
+//! - [`RoundRobinProxy`]: replicas of a server behind one address, as a load balancer puts
+//!   them, so that a test can kill one under its clients.
 //!
 //! The server programs come from Debian's `postgresql` package (`scripts/ci-setup.sh`
 //! installs it); see [`Cluster`] for where the clusters live, how they end
@@ -16,6 +18,7 @@
 
 mod cluster;
 mod proxy;
+mod round_robin;
 pub mod url;
 
 use std::path::PathBuf;
@@ -23,6 +26,7 @@ use std::process::{Command, Stdio};
 
 pub use cluster::{Cluster, PASSWORD, SUPERUSER};
 pub use proxy::CutProxy;
+pub use round_robin::RoundRobinProxy;
 
 /// The environment variable that points the tests at an existing server instead.
 pub const URL_ENV: &str = "ARBITER_TEST_PG_URL";
