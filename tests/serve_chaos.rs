@@ -94,6 +94,9 @@ impl Fleet {
                 "--lease",
                 &LEASE_SECONDS.to_string(),
                 "--exit-when-idle",
+                // In the test's folder, not the user's state folder.
+                "--spool",
+                &self.path().join(format!("spool-{name}.db")).display().to_string(),
             ])
             .current_dir(self.path())
             .stdin(Stdio::null())

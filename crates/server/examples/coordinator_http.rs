@@ -20,7 +20,7 @@ use arbiter_store::{
 };
 
 /// A run nobody finishes in a bench: staunton against itself, no SPRT, one pair a batch.
-const CONFIG: &str = "name = \"bench-http\"\nrounds = 1000000\n[each]\ntc = \"inf\"\nnodes = 100\n\
+const CONFIG: &str = "name = \"bench-http\"\nrounds = 50000\n[each]\ntc = \"inf\"\nnodes = 100\n\
                       [[engine]]\nname = \"dev\"\nbuiltin = \"staunton\"\n\
                       [[engine]]\nname = \"base\"\nbuiltin = \"staunton\"\n";
 
