@@ -489,7 +489,7 @@ fn a_restarted_database_and_a_cut_off_worker_lose_nothing() {
     }
     let log = std::fs::read_to_string(&log).unwrap_or_default();
     assert!(
-        log.contains("database: "),
+        log.contains("unreachable: "),
         "no worker noticed the database go away:\n{log}"
     );
     match finished.run.state {

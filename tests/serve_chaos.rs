@@ -96,7 +96,11 @@ impl Fleet {
                 "--exit-when-idle",
                 // In the test's folder, not the user's state folder.
                 "--spool",
-                &self.path().join(format!("spool-{name}.db")).display().to_string(),
+                &self
+                    .path()
+                    .join(format!("spool-{name}.db"))
+                    .display()
+                    .to_string(),
             ])
             .current_dir(self.path())
             .stdin(Stdio::null())
@@ -365,7 +369,7 @@ fn a_replica_killed_and_restarted_while_workers_submit() {
     for name in ["a1", "a2"] {
         let log = fleet.log(name);
         assert!(
-            log.contains("database: "),
+            log.contains("unreachable: "),
             "worker {name} never found its server gone after {chaos}:\n{log}"
         );
     }
@@ -487,7 +491,7 @@ fn a_worker_cut_off_for_longer_than_its_lease_counts_nothing_twice() {
     );
     let log = fleet.log("cut-off");
     assert!(
-        log.contains("database: "),
+        log.contains("unreachable: "),
         "after {chaos}: the cut-off worker never noticed the cut:\n{log}"
     );
     // The cut-off worker settled its batch after the cut: submitted (counted or not), or

@@ -537,7 +537,7 @@ fn event_line(event: &WorkerEvent) -> Option<String> {
                 lease.sequence, lease.run
             )
         }
-        WorkerEvent::Unreachable(what) => format!("database: {what}"),
+        WorkerEvent::Unreachable(what) => format!("unreachable: {what}"),
         WorkerEvent::Idle => return None,
         WorkerEvent::Game(Event::Warning(text)) => format!("warning: {text}"),
         WorkerEvent::Game(_) => return None,
