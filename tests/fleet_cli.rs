@@ -154,7 +154,7 @@ macro_rules! sums_of {
 }
 use sums_of;
 
-/// Three workers, one of them killed with SIGKILL after every second counted batch and
+/// Three workers, one of them killed with SIGKILL after every counted batch and
 /// restarted (under its own name every other time, so it takes its lease back, else under a
 /// new one, so the lease lapses and another worker takes the batch), finish the SPRT with the
 /// verdict and totals that `arbiter match` reaches alone, and no batch or game counted twice.
@@ -219,11 +219,12 @@ fn killed_workers_reach_the_verdict(rounds: u64, fleet_db: &dyn Fn(&Path) -> Str
     };
     let deadline = Instant::now() + Duration::from_secs(300);
     let mut kills = 0;
-    // One kill per two batches counted, at a random instant after: however fast the machine
-    // plays, the kills fall all through the run and it still makes progress.
+    // One kill per batch counted, at a random instant after: however fast the machine plays
+    // (the coordinator counts a batch in milliseconds), the kills fall all through the run,
+    // and it still makes progress, since a batch is counted between two kills.
     let mut counted_at_last_kill = 0;
     let finished = loop {
-        std::thread::sleep(Duration::from_millis(100 + next() % 400));
+        std::thread::sleep(Duration::from_millis(50 + next() % 200));
         let runs = queued(&db_text);
         if let Some(run) = runs
             .iter()
@@ -237,7 +238,7 @@ fn killed_workers_reach_the_verdict(rounds: u64, fleet_db: &dyn Fn(&Path) -> Str
             std::fs::read_to_string(&log).unwrap_or_default()
         );
         let counted = runs.first().map_or(0, |r| r.batches.done);
-        if counted < counted_at_last_kill + 2 {
+        if counted < counted_at_last_kill + 1 {
             continue;
         }
         counted_at_last_kill = counted;

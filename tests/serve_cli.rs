@@ -774,3 +774,69 @@ fn a_killed_workers_played_batch_is_submitted_from_its_spool() {
     });
     assert_eq!(left, [], "a confirmed batch leaves the spool");
 }
+
+/// An expired lease that another worker took: its old holder's heartbeat is told the lease is
+/// lost and its release gives nothing back; the batch stays the new holder's, unchanged.
+#[test]
+fn an_expired_lease_taken_by_another_worker_is_not_its_old_holders() {
+    let (dir, _db, db_url) = queued_run(4);
+    let server = serve(&db_url, dir.path());
+    let w = token(&db_url, "w", TokenScope::Worker);
+    let register = |name: &str| {
+        let body = format!(r#"{{"name": "{name}", "host": "h", "cores": 1, "version": "0"}}"#);
+        let (status, id) = http(&server, "POST", "/workers", Some(&w), Some(body.as_bytes()));
+        assert_eq!(status, 200, "{id}");
+        id
+    };
+    let (old, new) = (register("old"), register("new"));
+    let claim = |worker: &str, lease_ms: u64| {
+        let body = format!(r#"{{"worker": {worker}, "lease_ms": {lease_ms}}}"#);
+        let (status, lease) = http(&server, "POST", "/claim", Some(&w), Some(body.as_bytes()));
+        assert_eq!(status, 200, "{lease}");
+        lease
+    };
+    let lapsed = claim(&old, 1_000);
+    std::thread::sleep(Duration::from_millis(1_300));
+    let taken = claim(&new, 60_000);
+    assert_eq!(
+        json(&taken)["sequence"],
+        json(&lapsed)["sequence"],
+        "the lapsed batch first"
+    );
+    assert_eq!(json(&taken)["claims"], 2, "{taken}");
+    let before = snapshot(&db_url);
+    let heartbeat = format!(r#"{{"lease": {lapsed}, "lease_ms": 60000}}"#);
+    let (status, answer) = http(
+        &server,
+        "POST",
+        "/heartbeat",
+        Some(&w),
+        Some(heartbeat.as_bytes()),
+    );
+    assert_eq!((status, answer.as_str()), (200, "\"Lost\""));
+    let release = format!(r#"{{"lease": {lapsed}}}"#);
+    let (status, answer) = http(
+        &server,
+        "POST",
+        "/release",
+        Some(&w),
+        Some(release.as_bytes()),
+    );
+    assert_eq!(
+        (status, answer.as_str()),
+        (200, "false"),
+        "nothing to give back"
+    );
+    let after = snapshot(&db_url);
+    assert_eq!(after.0, before.0, "the queue is unchanged");
+    let heartbeat = format!(r#"{{"lease": {taken}, "lease_ms": 60000}}"#);
+    let (status, answer) = http(
+        &server,
+        "POST",
+        "/heartbeat",
+        Some(&w),
+        Some(heartbeat.as_bytes()),
+    );
+    assert_eq!(status, 200);
+    assert!(answer.contains("Held"), "the new holder keeps it: {answer}");
+}

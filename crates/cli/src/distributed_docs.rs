@@ -70,7 +70,8 @@ fn words(line: &str) -> Vec<String> {
     words
 }
 
-/// The `arbiter` command lines of a block: from the word `arbiter` to the end of the line.
+/// The `arbiter` command lines of a block: from the word `arbiter` to the end of the line or
+/// the shell's first redirection or operator (`> worker.token`, `| head`, `&`).
 fn command_lines(body: &str) -> Vec<Vec<String>> {
     body.lines()
         .filter(|line| !line.trim_start().starts_with('#'))
@@ -79,7 +80,11 @@ fn command_lines(body: &str) -> Vec<Vec<String>> {
             let at = words
                 .iter()
                 .position(|w| w == "arbiter" || w.ends_with("/arbiter"))?;
-            Some(words[at..].to_vec())
+            let end = words[at..]
+                .iter()
+                .position(|w| w.starts_with('>') || w.starts_with('|') || w.starts_with('&'))
+                .map_or(words.len(), |n| at + n);
+            Some(words[at..end].to_vec())
         })
         .collect()
 }
