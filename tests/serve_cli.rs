@@ -840,3 +840,122 @@ fn an_expired_lease_taken_by_another_worker_is_not_its_old_holders() {
     assert_eq!(status, 200);
     assert!(answer.contains("Held"), "the new holder keeps it: {answer}");
 }
+
+/// A run of UCI engines submitted with `--upload-engines` is played by a worker on a machine
+/// without the binary: it fetches the artifact by the engine's signature, checks its hash,
+/// caches it by hash, executable, and plays from there. A binary whose hash is not the path's
+/// is refused; an unknown or malformed hash is a 404 or a 400.
+#[test]
+fn a_worker_without_the_engine_fetches_it_as_an_artifact() {
+    let dir = tempfile::tempdir().unwrap();
+    let submitter = dir.path().join("submitter");
+    let elsewhere = dir.path().join("worker");
+    std::fs::create_dir_all(submitter.join("engines")).unwrap();
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let binary = submitter.join("engines/staunton-dev");
+    std::fs::copy(crate::common::staunton(), &binary).unwrap();
+    std::fs::copy(crate::common::BOOK, submitter.join("book.epd")).unwrap();
+    std::fs::write(
+        submitter.join("uci.toml"),
+        "name = \"uci-artifact\"\nrounds = 4\nseed = 5\nconcurrency = 1\n\
+         [each]\ntc = \"inf\"\nnodes = 200\n\
+         [[engine]]\nname = \"dev\"\ncmd = \"engines/staunton-dev\"\n\
+         [[engine]]\nname = \"base\"\ncmd = \"engines/staunton-dev\"\n\
+         [openings]\nfile = \"book.epd\"\norder = \"random\"\n",
+    )
+    .unwrap();
+    let db_url = dir.path().join("fleet.db").display().to_string();
+    let user = submitter.join("user.token");
+    std::fs::write(&user, token(&db_url, "u", TokenScope::User)).unwrap();
+    let worker_token = elsewhere.join("worker.token");
+    std::fs::write(&worker_token, token(&db_url, "w", TokenScope::Worker)).unwrap();
+    let server = serve(&db_url, dir.path());
+    let submitted = arbiter(
+        &[
+            "submit",
+            "uci.toml",
+            "--server",
+            &server.url,
+            "--token-file",
+            &user.display().to_string(),
+            "--upload-engines",
+            "--batch-pairs",
+            "2",
+        ],
+        &submitter,
+    );
+    assert!(submitted.status.success(), "{}", text(&submitted.stderr));
+    let cache = elsewhere.join("cache");
+    let worked = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["worker", "--server", &server.url, "--token-file"])
+        .arg(&worker_token)
+        .args([
+            "--name",
+            "elsewhere",
+            "--concurrency",
+            "1",
+            "--exit-when-idle",
+        ])
+        .arg("--artifacts")
+        .arg(&cache)
+        .arg("--spool")
+        .arg(elsewhere.join("spool.db"))
+        .current_dir(&elsewhere)
+        .output()
+        .unwrap();
+    let log = text(&worked.stderr);
+    assert!(worked.status.success(), "{log}");
+    assert!(!log.contains("refused"), "{log}");
+    let sha = arbiter_store::sha256_hex(&std::fs::read(&binary).unwrap());
+    let cached = cache.join(&sha);
+    assert_eq!(
+        arbiter_store::sha256_hex(&std::fs::read(&cached).unwrap()),
+        sha,
+        "cached by its hash"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&cached).unwrap().permissions().mode();
+        assert_eq!(mode & 0o111, 0o111, "executable: {mode:o}");
+    }
+    let run = &snapshot(&db_url).0[0];
+    assert_eq!(run.totals.pairs, 4, "the run was played: {log}");
+    assert!(matches!(run.run.state, RunState::Finished { .. }));
+    // The artifact routes refuse what they must.
+    let user_secret = std::fs::read_to_string(&user).unwrap();
+    let worker_secret = std::fs::read_to_string(&worker_token).unwrap();
+    let wrong = "0".repeat(64);
+    let (status, error, field) = refused(http(
+        &server,
+        "PUT",
+        &format!("/artifacts/{wrong}"),
+        Some(&user_secret),
+        Some(b"not the binary"),
+    ));
+    assert_eq!((status, field.as_deref()), (422, Some("sha256")), "{error}");
+    let (status, error, _) = refused(http(
+        &server,
+        "GET",
+        &format!("/artifacts/{wrong}"),
+        Some(&worker_secret),
+        None,
+    ));
+    assert_eq!(status, 404, "{error}");
+    let (status, error, field) = refused(http(
+        &server,
+        "GET",
+        "/artifacts/..%2F..%2Fetc%2Fpasswd",
+        Some(&worker_secret),
+        None,
+    ));
+    assert_eq!((status, field.as_deref()), (400, Some("sha256")), "{error}");
+    let (status, _) = http(
+        &server,
+        "GET",
+        &format!("/artifacts/{sha}"),
+        Some(&user_secret),
+        None,
+    );
+    assert_eq!(status, 403, "a user's token does not fetch engines");
+}

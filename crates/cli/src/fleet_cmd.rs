@@ -44,6 +44,10 @@ pub struct SubmitArgs {
     /// Pairs per batch (default: about four minutes of games at the run's time control).
     #[arg(long)]
     batch_pairs: Option<u64>,
+    /// Store the UCI engines' binaries with the fleet (once per binary, by its SHA-256), so
+    /// that workers that lack them fetch them.
+    #[arg(long)]
+    upload_engines: bool,
     /// The run in cutechess's grammar: `arbiter submit --db URL -- -engine cmd=... -each ...`.
     #[arg(last = true, allow_hyphen_values = true)]
     cutechess: Vec<String>,
@@ -143,6 +147,10 @@ pub struct WorkerArgs {
     /// Where runs' stored files (books) are written (default: a temporary folder).
     #[arg(long)]
     scratch: Option<PathBuf>,
+    /// Where engines fetched from the fleet (`arbiter submit --upload-engines`) are cached by
+    /// hash (default: $XDG_CACHE_HOME/arbiter/artifacts, else ~/.cache/arbiter/artifacts).
+    #[arg(long)]
+    artifacts: Option<PathBuf>,
     /// The SQLite file where played batches wait until the fleet confirms them, and from which
     /// a restarted worker submits them (default with --server:
     /// $XDG_STATE_HOME/arbiter/spool-SERVER-NAME.db, else under ~/.local/state/arbiter/; with
@@ -178,6 +186,16 @@ fn default_spool(server: &str, name: &str) -> PathBuf {
         safe(server.trim_end_matches('/')),
         safe(name)
     ))
+}
+
+/// The user's cache of engines fetched as artifacts.
+fn default_artifacts() -> PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
+        .unwrap_or_else(|| PathBuf::from("."))
+        .join("arbiter/artifacts")
 }
 
 pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
@@ -224,6 +242,7 @@ pub fn submit(args: &SubmitArgs) -> anyhow::Result<ExitCode> {
         worker_limit: args.workers,
         batch_pairs: args.batch_pairs,
         writes_exports: false,
+        upload_engines: args.upload_engines,
     };
     runtime()?.block_on(async {
         let queued = match (args.fleet.open().await?, &tuning) {
@@ -239,6 +258,14 @@ pub fn submit(args: &SubmitArgs) -> anyhow::Result<ExitCode> {
             }
             (Fleet::Server(server), None) => {
                 let submission = fleet::submission(&config, &base, &options)?;
+                if options.upload_engines {
+                    let checked = config.check()?;
+                    for (_, path) in fleet::engine_binaries(&checked, &base)? {
+                        let bytes = std::fs::read(&path)
+                            .with_context(|| format!("read {}", path.display()))?;
+                        server.put_artifact(bytes).await?;
+                    }
+                }
                 server.submit_run(&submission).await?
             }
             (Fleet::Server(_), Some(_)) => bail!(
@@ -438,6 +465,7 @@ pub fn worker(args: &WorkerArgs) -> anyhow::Result<ExitCode> {
             .db
             .is_some()
             .then(|| Arc::new(SpsaTuner) as Arc<dyn fleet::Tuner>),
+        artifacts: args.artifacts.clone().unwrap_or_else(default_artifacts),
         spool: match (&args.spool, &args.server) {
             (Some(path), _) => Some(path.clone()),
             (None, Some(server)) => Some(default_spool(server, &name)),
@@ -656,6 +684,7 @@ pub async fn match_queued(
         tuner: None,
         // Its database is on hand: a batch not yet submitted is played again after a restart.
         spool: None,
+        artifacts: default_artifacts(),
     };
     let (stop_tx, stop_rx) = watch::channel(false);
     let signal = Arc::new(std::sync::atomic::AtomicU8::new(0));

@@ -36,6 +36,10 @@ pub struct RunSetup {
     pub tuning: Option<TuningSetup>,
     /// The files it reads, as submitted.
     pub files: Vec<RunFile>,
+    /// Its engines' signatures as the fleet knows them (`sha256:HEX` for a binary): an engine
+    /// this worker lacks is fetched as the artifact of that hash, if the fleet stores one.
+    #[serde(default)]
+    pub signatures: Vec<Option<String>>,
 }
 
 /// The fleet's coordinator as a worker sees it. Every method is one request (one transaction
@@ -75,6 +79,9 @@ pub trait Coordinator: Send + Sync {
         run: RunId,
         mine: &'a [String],
     ) -> CoordinatorFuture<'a, Vec<Option<String>>>;
+
+    /// The engine binary stored under `sha256` (hex), if the fleet has it.
+    fn artifact<'a>(&'a self, sha256: &'a str) -> CoordinatorFuture<'a, Option<Vec<u8>>>;
 
     /// A tuning run's values as its last step left them (the tuner's JSON), `None` before its
     /// first step.
@@ -153,6 +160,7 @@ impl Coordinator for Store {
                 run: self.run(run).await?,
                 tuning: self.tuning_setup(run).await?,
                 files: self.run_files(run).await?,
+                signatures: self.engine_signatures(run).await?,
             })
         })
     }
@@ -163,6 +171,10 @@ impl Coordinator for Store {
         mine: &'a [String],
     ) -> CoordinatorFuture<'a, Vec<Option<String>>> {
         Store::adopt_signatures(self, run, mine)
+    }
+
+    fn artifact<'a>(&'a self, sha256: &'a str) -> CoordinatorFuture<'a, Option<Vec<u8>>> {
+        Store::artifact(self, sha256)
     }
 
     fn tuning_theta(&self, run: RunId) -> CoordinatorFuture<'_, Option<String>> {

@@ -71,6 +71,10 @@ pub struct SubmitOptions {
     /// database, as it plays the run beside the workers (`arbiter match CONFIG --db URL`).
     #[serde(default)]
     pub writes_exports: bool,
+    /// Store the UCI engines' binaries as artifacts, so that workers that lack them fetch them
+    /// (`--upload-engines`).
+    #[serde(default)]
+    pub upload_engines: bool,
 }
 
 /// A run as [`submit`] queued it.
@@ -137,6 +141,15 @@ async fn submit_body(
     let checked = config.check()?;
     let files = stored_files(&checked, base)?;
     let signatures = signatures_here(&checked, base);
+    if options.upload_engines {
+        for (_, path) in engine_binaries(&checked, base)? {
+            let bytes = std::fs::read(&path).map_err(|source| FleetError::File {
+                path: path.clone(),
+                source,
+            })?;
+            store.put_artifact(&bytes).await?;
+        }
+    }
     queue_checked(store, config, checked, files, signatures, options, tuning).await
 }
 
@@ -411,6 +424,35 @@ fn file_names(checked: &CheckedConfig) -> Vec<&Path> {
     names
 }
 
+/// The binaries of a run's UCI engines on this machine, by engine name, to store as artifacts
+/// (`--upload-engines`); an engine whose binary is not here is an error naming it.
+pub fn engine_binaries(
+    checked: &CheckedConfig,
+    base: &Path,
+) -> Result<Vec<(String, PathBuf)>, FleetError> {
+    let mut binaries = Vec::new();
+    for engine in &checked.engines {
+        if let Program::Uci(process) = &engine.program {
+            let path = program_path(base, &process.cmd)
+                .map_err(|why| FleetError::Refused(format!("engine {}: {why}", engine.name)))?;
+            if !path.is_file() {
+                return Err(FleetError::Refused(format!(
+                    "engine {}: {} is not a file on this machine, so it cannot be uploaded",
+                    engine.name,
+                    path.display()
+                )));
+            }
+            if !binaries
+                .iter()
+                .any(|(_, known): &(String, PathBuf)| *known == path)
+            {
+                binaries.push((engine.name.clone(), path));
+            }
+        }
+    }
+    Ok(binaries)
+}
+
 /// Each engine's signature where this machine has its binary (a UCI engine's SHA-256, or
 /// staunton's build), else none: the first worker's is adopted.
 fn signatures_here(checked: &CheckedConfig, base: &Path) -> Vec<Option<String>> {
@@ -534,6 +576,8 @@ pub struct WorkerOptions {
     pub run: Option<RunId>,
     /// What plays tuning runs' batches; a worker without one leaves tuning runs to others.
     pub tuner: Option<Arc<dyn Tuner>>,
+    /// Where engines fetched as artifacts are cached, by hash.
+    pub artifacts: PathBuf,
     /// Where played batches wait for the fleet's confirmation ([`Spool`]), so that a worker
     /// killed while the fleet is out of reach submits them when it starts again; none to keep
     /// them in memory only.
@@ -1084,9 +1128,10 @@ async fn prepare(
         run: found,
         tuning: setup,
         files,
+        signatures,
     } = store.run_setup(run).await?;
     let origin = format!("run {run}");
-    let (config, tuning) = match (&setup, &options.tuner) {
+    let (mut config, tuning) = match (&setup, &options.tuner) {
         (None, _) => match RunConfig::parse(&found.spec.config, &origin) {
             Ok(config) => (config, None),
             Err(e) => return Ok(Err(e.to_string())),
@@ -1104,12 +1149,79 @@ async fn prepare(
             )))
         }
     };
+    if let Err(reason) =
+        fetch_artifacts(store, &mut config, &signatures, &options.artifacts).await?
+    {
+        return Ok(Err(reason));
+    }
     let stored = match prepare_here(&found, config, files, options) {
         Ok(here) => here,
         Err(reason) => return Ok(Err(reason)),
     };
     let signatures = store.adopt_signatures(run, &stored.mine).await?;
     Ok(stored.finish(&found, &signatures, options, tuning))
+}
+
+/// Points each UCI engine this machine lacks at its artifact, if the fleet stores one under
+/// the engine's signature (`sha256:HEX`): fetched once into `cache` (named by its hash, checked
+/// against it, made executable, written whole before it is named), then played from there. An
+/// engine the machine has is played as it is (its signature is compared later, as always); one
+/// it lacks with no artifact stays missing, and the worker says so when it resolves the run.
+async fn fetch_artifacts(
+    store: &dyn Coordinator,
+    config: &mut RunConfig,
+    signatures: &[Option<String>],
+    cache: &Path,
+) -> Result<Result<(), String>, StoreError> {
+    for (engine, signature) in config.engines.iter_mut().zip(signatures) {
+        let Some(cmd) = &engine.cmd else {
+            continue;
+        };
+        let Some(sha) = signature.as_deref().and_then(|s| s.strip_prefix("sha256:")) else {
+            continue;
+        };
+        if program_path(Path::new("."), cmd).is_ok_and(|path| path.is_file()) {
+            continue;
+        }
+        let cached = cache.join(sha);
+        let fresh = binary_signature(&cached).ok().as_deref() == signature.as_deref();
+        if !fresh {
+            let Some(bytes) = store.artifact(sha).await? else {
+                continue;
+            };
+            if sha256_hex(&bytes) != sha {
+                return Ok(Err(format!(
+                    "engine {}: the artifact fetched for sha256:{sha} does not match that hash",
+                    engine.name
+                )));
+            }
+            if let Err(e) = write_executable(&cached, &bytes) {
+                return Ok(Err(format!(
+                    "engine {}: cannot cache its artifact at {}: {e}",
+                    engine.name,
+                    cached.display()
+                )));
+            }
+        }
+        engine.cmd = Some(cached);
+    }
+    Ok(Ok(()))
+}
+
+/// Writes `bytes` to `path` whole (a temporary file renamed into place, so that a worker killed
+/// mid-write leaves no half binary under the hash's name) and executable.
+fn write_executable(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let partial = path.with_extension(format!("part-{}", std::process::id()));
+    std::fs::write(&partial, bytes)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&partial, std::fs::Permissions::from_mode(0o755))?;
+    }
+    std::fs::rename(&partial, path)
 }
 
 /// A run's configuration resolved against its stored files, and this worker's engine

@@ -14,6 +14,10 @@ pub const PREFIX: &str = "/api/v1";
 /// line (a 100-pair batch of long games is a few megabytes).
 pub const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
 
+/// The largest engine binary the server takes (`PUT /artifacts/{sha256}`): engines with
+/// embedded networks are tens of megabytes.
+pub const MAX_ARTIFACT_BYTES: usize = 512 * 1024 * 1024;
+
 /// A refusal: what was wrong, and the field of the request it was in, if one.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApiError {

@@ -27,7 +27,7 @@ use serde::Serialize;
 
 use crate::api::{
     ApiError, ClaimRequest, HeartbeatRequest, ReleaseRequest, SignaturesRequest, StaleQuery,
-    SubmitRequest, MAX_BODY_BYTES, PREFIX,
+    SubmitRequest, MAX_ARTIFACT_BYTES, MAX_BODY_BYTES, PREFIX,
 };
 use crate::dashboard;
 
@@ -87,6 +87,12 @@ pub fn router(state: AppState) -> Router {
         .route("/runs/{run}/signatures", post(signatures))
         .route("/runs/{run}/theta", get(theta))
         .route("/runs/{run}/advance", post(advance))
+        .route(
+            "/artifacts/{sha256}",
+            get(artifact)
+                .put(put_artifact)
+                .layer(DefaultBodyLimit::max(MAX_ARTIFACT_BYTES)),
+        )
         // Users.
         .route("/runs", get(runs).post(submit_run))
         .route("/runs/{run}", get(run))
@@ -431,6 +437,63 @@ async fn submit(
     ))
 }
 
+/// An artifact's hash in the path: 64 lowercase hex digits, nothing else.
+fn artifact_hash(sha256: &str) -> Result<&str, Refusal> {
+    if sha256.len() == 64
+        && sha256
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    {
+        Ok(sha256)
+    } else {
+        Err(Refusal::new(
+            StatusCode::BAD_REQUEST,
+            format!("{sha256:?} is not a SHA-256 (64 lowercase hex digits)"),
+            Some("sha256"),
+        ))
+    }
+}
+
+/// `GET /artifacts/{sha256}`: an engine's binary, for a worker that lacks it.
+async fn artifact(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(sha256): Path<String>,
+) -> Result<Response, Refusal> {
+    caller.allowed(TokenScope::Worker)?;
+    let sha256 = artifact_hash(&sha256)?;
+    match state.store.artifact(sha256).await? {
+        Some(bytes) => {
+            Ok(([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response())
+        }
+        None => Err(Refusal::new(
+            StatusCode::NOT_FOUND,
+            format!("no artifact {sha256}"),
+            Some("sha256"),
+        )),
+    }
+}
+
+/// `PUT /artifacts/{sha256}`: a submitter's engine binary, whose hash must be the path's.
+async fn put_artifact(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(sha256): Path<String>,
+    body: axum::body::Bytes,
+) -> Result<Json<String>, Refusal> {
+    caller.allowed(TokenScope::User)?;
+    let sha256 = artifact_hash(&sha256)?;
+    let actual = arbiter_store::sha256_hex(&body);
+    if actual != sha256 {
+        return Err(Refusal::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!("the body's SHA-256 is {actual}, not the path's {sha256}"),
+            Some("sha256"),
+        ));
+    }
+    Ok(Json(state.store.put_artifact(&body).await?))
+}
+
 async fn stale(
     State(state): State<AppState>,
     caller: Caller,
@@ -463,6 +526,7 @@ async fn run_setup(
         run: store.run(run).await?,
         tuning: store.tuning_setup(run).await?,
         files: store.run_files(run).await?,
+        signatures: store.engine_signatures(run).await?,
     }))
 }
 

@@ -103,38 +103,48 @@ impl HttpCoordinator {
         path: &str,
         body: Option<&B>,
     ) -> Result<T, StoreError> {
+        let body = body.map(|body| serde_json::to_vec(body).expect("a request body is plain data"));
+        let (status, bytes) = self
+            .send(operation, method, path, body, "application/json")
+            .await?;
+        serde_json::from_slice(&bytes).map_err(|e| {
+            self.remote(
+                operation,
+                format!("the server's answer is not what this worker reads: {e}"),
+                Some(status),
+                false,
+            )
+        })
+    }
+
+    /// One request with a raw `body` of `content_type`: the status and bytes of a success, the
+    /// server's refusal as an error.
+    async fn send(
+        &self,
+        operation: &str,
+        method: Method,
+        path: &str,
+        body: Option<Vec<u8>>,
+        content_type: &str,
+    ) -> Result<(StatusCode, Vec<u8>), StoreError> {
         let url = format!("{}{PREFIX}{path}", self.base);
         let mut request = self.client.request(method, &url).bearer_auth(&self.token);
         if let Some(body) = body {
             request = request
-                .header(reqwest::header::CONTENT_TYPE, "application/json")
-                .body(serde_json::to_vec(body).expect("a request body is plain data"));
+                .header(reqwest::header::CONTENT_TYPE, content_type)
+                .body(body);
         }
-        let remote =
-            |message: String, status: Option<StatusCode>, transient: bool| StoreError::Remote {
-                location: self.base.clone(),
-                operation: operation.to_owned(),
-                message,
-                status: status.map(|s| s.as_u16()),
-                transient,
-            };
         let response = request.send().await.map_err(|e| {
             // Unreachable, refused, reset, timed out: the server or the network will be back.
-            remote(error_chain(&e), None, true)
+            self.remote(operation, error_chain(&e), None, true)
         })?;
         let status = response.status();
         let bytes = response
             .bytes()
             .await
-            .map_err(|e| remote(error_chain(&e), Some(status), true))?;
+            .map_err(|e| self.remote(operation, error_chain(&e), Some(status), true))?;
         if status.is_success() {
-            return serde_json::from_slice(&bytes).map_err(|e| {
-                remote(
-                    format!("the server's answer is not what this worker reads: {e}"),
-                    Some(status),
-                    false,
-                )
-            });
+            return Ok((status, bytes.to_vec()));
         }
         let message = serde_json::from_slice::<ApiError>(&bytes)
             .map(|refusal| match refusal.field {
@@ -152,7 +162,39 @@ impl HttpCoordinator {
                 | StatusCode::GATEWAY_TIMEOUT
                 | StatusCode::TOO_MANY_REQUESTS
         );
-        Err(remote(message, Some(status), transient))
+        Err(self.remote(operation, message, Some(status), transient))
+    }
+
+    fn remote(
+        &self,
+        operation: &str,
+        message: String,
+        status: Option<StatusCode>,
+        transient: bool,
+    ) -> StoreError {
+        StoreError::Remote {
+            location: self.base.clone(),
+            operation: operation.to_owned(),
+            message,
+            status: status.map(|s| s.as_u16()),
+            transient,
+        }
+    }
+
+    /// Stores an engine's binary as an artifact (`PUT /artifacts/{sha256}`): its hash.
+    pub async fn put_artifact(&self, bytes: Vec<u8>) -> Result<String, StoreError> {
+        let sha256 = arbiter_store::sha256_hex(&bytes);
+        let (status, answer) = self
+            .send(
+                "uploading an engine",
+                Method::PUT,
+                &format!("/artifacts/{sha256}"),
+                Some(bytes),
+                "application/octet-stream",
+            )
+            .await?;
+        serde_json::from_slice(&answer)
+            .map_err(|e| self.remote("uploading an engine", e.to_string(), Some(status), false))
     }
 }
 
@@ -255,6 +297,28 @@ impl Coordinator for HttpCoordinator {
                 Some(&body),
             )
             .await
+        })
+    }
+
+    fn artifact<'a>(&'a self, sha256: &'a str) -> CoordinatorFuture<'a, Option<Vec<u8>>> {
+        Box::pin(async move {
+            let operation = "fetching an engine";
+            match self
+                .send(
+                    operation,
+                    Method::GET,
+                    &format!("/artifacts/{sha256}"),
+                    None,
+                    "",
+                )
+                .await
+            {
+                Ok((_, bytes)) => Ok(Some(bytes)),
+                Err(StoreError::Remote {
+                    status: Some(404), ..
+                }) => Ok(None),
+                Err(e) => Err(e),
+            }
         })
     }
 

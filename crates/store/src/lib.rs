@@ -245,6 +245,9 @@
 //!   ([`QueuedRun::prefix`]).
 //! - **Stopping is a state.** A run finished or stopped with [`Store::finish_run`] reaches its
 //!   workers in their next heartbeat ([`Heartbeat::RunClosed`]).
+//! - **Engines travel as artifacts.** [`Store::put_artifact`] keeps a binary once under its
+//!   SHA-256, the engine's signature for a run (`sha256:HEX`); [`Store::artifact`] reads it
+//!   back checked against the hash, so a damaged row is an error, never a binary that runs.
 //! - **A tuning run can be queued too** ([`Store::queue_tuning_run`]): its batches are its
 //!   steps, and [`Store::submit_tuning_batch`] counts one in one transaction keyed by (run,
 //!   batch) with the update it makes, which the tuner computes inside that transaction from
@@ -582,6 +585,19 @@ impl Store {
     /// [`StoreError::UnknownWorker`].
     pub fn worker_token(&self, worker: WorkerId) -> StoreFuture<'_, Option<TokenId>> {
         with_repo!(self, repo => Box::pin(repo.worker_token(worker)))
+    }
+
+    /// Stores an engine's binary once, under its SHA-256 (hex, returned): a run whose engine
+    /// signature is `sha256:HEX` can then be played by workers that lack the binary
+    /// ([`Store::artifact`]). Storing the same bytes again stores nothing.
+    pub fn put_artifact<'a>(&'a self, content: &'a [u8]) -> StoreFuture<'a, String> {
+        with_repo!(self, repo => Box::pin(repo.put_artifact(content)))
+    }
+
+    /// The artifact stored under `sha256` (hex), checked against its hash ([`StoreError::Corrupt`]
+    /// if it does not match); `None` if there is none.
+    pub fn artifact<'a>(&'a self, sha256: &'a str) -> StoreFuture<'a, Option<Vec<u8>>> {
+        with_repo!(self, repo => Box::pin(repo.artifact(sha256)))
     }
 
     /// Creates an API token named `name` and returns it with its secret, which is shown

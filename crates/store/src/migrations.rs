@@ -59,6 +59,11 @@ pub(crate) const SQLITE: &[Source] = &[
         "tokens",
         include_str!("../migrations/sqlite/0009_tokens.sql"),
     ),
+    (
+        10,
+        "artifacts",
+        include_str!("../migrations/sqlite/0010_artifacts.sql"),
+    ),
 ];
 
 /// PostgreSQL migrations, oldest first: the same versions as [`SQLITE`].
@@ -111,6 +116,11 @@ pub(crate) const POSTGRES: &[Source] = &[
         9,
         "tokens",
         include_str!("../migrations/postgres/0009_tokens.sql"),
+    ),
+    (
+        10,
+        "artifacts",
+        include_str!("../migrations/postgres/0010_artifacts.sql"),
     ),
 ];
 
@@ -196,7 +206,7 @@ mod tests {
     fn dialects_have_the_same_versions() {
         let versions = |s: &[Source]| s.iter().map(|&(v, d, _)| (v, d)).collect::<Vec<_>>();
         assert_eq!(versions(SQLITE), versions(POSTGRES));
-        assert_eq!(latest(SQLITE), 9);
+        assert_eq!(latest(SQLITE), 10);
     }
 
     /// A file written by the release before migration 2 (the schema of migration 1 only, with
@@ -259,7 +269,7 @@ mod tests {
                 .fetch_all(&pool)
                 .await
                 .unwrap();
-        assert_eq!(versions, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        assert_eq!(versions, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     }
 
     /// Rows as the release before migration 3 wrote them (schema 2): a finished match whose
@@ -534,7 +544,7 @@ mod tests {
                 .fetch_all(&pool)
                 .await
                 .unwrap();
-        assert_eq!(versions, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        assert_eq!(versions, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
         // The rebuilt tables keep their references: the file passes SQLite's own check.
         let broken: Vec<String> =
             sqlx::query_scalar("SELECT \"table\" FROM pragma_foreign_key_check")

@@ -29,6 +29,7 @@ use crate::model::{
     TuningStep,
 };
 
+mod artifacts;
 mod batches;
 mod tokens;
 

@@ -171,6 +171,7 @@ fn concurrent_first_opens_of_an_empty_database_all_succeed() {
                 tables,
                 [
                     "_sqlx_migrations",
+                    "artifacts",
                     "batches",
                     "games",
                     "pairs",
@@ -430,4 +431,27 @@ async fn token_names_with_sql_metacharacters_are_plain_names() {
         &store("token_names_with_sql_metacharacters_are_plain_names").await,
     )
     .await;
+}
+
+#[tokio::test]
+async fn an_artifact_is_stored_once_under_its_hash() {
+    let url = database("an_artifact_is_stored_once_under_its_hash");
+    let store = Store::open(&Location::parse(&url)).await.unwrap();
+    common::artifacts::an_artifact_is_stored_once_under_its_hash(&store).await;
+    let sha = store.put_artifact(b"engine").await.unwrap();
+    let pool = sqlx::PgPool::connect(&url).await.unwrap();
+    let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM artifacts")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(count, 3, "each binary once");
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "{}'\\x00'::bytea WHERE sha256 = '{sha}'",
+        common::artifacts::DAMAGE
+    )))
+    .execute(&pool)
+    .await
+    .unwrap();
+    pool.close().await;
+    common::artifacts::a_damaged_artifact_is_refused(&store, &sha).await;
 }

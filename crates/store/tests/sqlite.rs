@@ -811,3 +811,33 @@ async fn token_names_with_sql_metacharacters_are_plain_names() {
     let (_dir, store) = fresh().await;
     tokens::token_names_with_sql_metacharacters_are_plain_names(&store).await;
 }
+
+// Engine artifacts (tests/common/artifacts.rs).
+
+#[tokio::test]
+async fn an_artifact_is_stored_once_under_its_hash() {
+    let (dir, store) = fresh().await;
+    artifacts::an_artifact_is_stored_once_under_its_hash(&store).await;
+    let sha = store.put_artifact(b"engine").await.unwrap();
+    store.close().await;
+    let pool = raw(&dir.path().join("arbiter.db")).await;
+    let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM artifacts")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(count, 3, "each binary once");
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "{}X'00' WHERE sha256 = '{sha}'",
+        artifacts::DAMAGE
+    )))
+    .execute(&pool)
+    .await
+    .unwrap();
+    pool.close().await;
+    let store = Store::open(&Location::parse(
+        &dir.path().join("arbiter.db").display().to_string(),
+    ))
+    .await
+    .unwrap();
+    artifacts::a_damaged_artifact_is_refused(&store, &sha).await;
+}

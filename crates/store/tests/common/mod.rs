@@ -18,6 +18,7 @@ use arbiter_store::{
 };
 use futures_util::TryStreamExt;
 
+pub mod artifacts;
 pub mod fleet;
 pub mod tokens;
 pub mod tuning_fleet;
