@@ -870,12 +870,13 @@ fn a_run_stored_before_its_facts_is_reported_from_its_configuration() {
     assert_eq!(code, Some(0), "{stderr}");
     let created = stored_facts(&db).expect("a new run's facts");
 
-    // The file as schema 5 left it: no facts, no link, none of migrations 6 to 9 (the fleet's
-    // tables and columns, the API's tokens).
+    // The file as schema 5 left it: no facts, no link, none of migrations 6 to 10 (the fleet's
+    // tables and columns, the API's tokens, the engines' artifacts). A migration that adds a
+    // table adds it here too, or this test fails on "table ... already exists".
     raw_sql(
         &db,
         "DROP TABLE run_files; DROP TABLE run_prefix; DROP TABLE batches; DROP TABLE workers; \
-         DROP TABLE tokens; \
+         DROP TABLE tokens; DROP TABLE artifacts; \
          DROP INDEX pairs_in_unit_order; ALTER TABLE run_engines DROP COLUMN signature; \
          ALTER TABLE runs DROP COLUMN priority; ALTER TABLE runs DROP COLUMN worker_limit; \
          ALTER TABLE runs DROP COLUMN batch_units; \
