@@ -327,7 +327,7 @@ async fn a_newer_schema_is_refused() {
             error,
             StoreError::NewerSchema {
                 found: 99,
-                supported: 9,
+                supported: 10,
                 ..
             }
         ),
