@@ -775,8 +775,8 @@ fn a_killed_workers_played_batch_is_submitted_from_its_spool() {
     assert_eq!(left, [], "a confirmed batch leaves the spool");
 }
 
-/// An expired lease that another worker took: its old holder's heartbeat is told the lease is
-/// lost and its release gives nothing back; the batch stays the new holder's, unchanged.
+/// An expired lease that another worker took: its old holder's heartbeat and release are
+/// refused (409, naming the lease); the batch stays the new holder's, unchanged.
 #[test]
 fn an_expired_lease_taken_by_another_worker_is_not_its_old_holders() {
     let (dir, _db, db_url) = queued_run(4);
@@ -806,27 +806,24 @@ fn an_expired_lease_taken_by_another_worker_is_not_its_old_holders() {
     assert_eq!(json(&taken)["claims"], 2, "{taken}");
     let before = snapshot(&db_url);
     let heartbeat = format!(r#"{{"lease": {lapsed}, "lease_ms": 60000}}"#);
-    let (status, answer) = http(
+    let (status, error, field) = refused(http(
         &server,
         "POST",
         "/heartbeat",
         Some(&w),
         Some(heartbeat.as_bytes()),
-    );
-    assert_eq!((status, answer.as_str()), (200, "\"Lost\""));
+    ));
+    assert_eq!((status, field.as_deref()), (409, Some("lease")), "{error}");
+    assert!(error.contains("is no longer worker"), "{error}");
     let release = format!(r#"{{"lease": {lapsed}}}"#);
-    let (status, answer) = http(
+    let (status, error, _) = refused(http(
         &server,
         "POST",
         "/release",
         Some(&w),
         Some(release.as_bytes()),
-    );
-    assert_eq!(
-        (status, answer.as_str()),
-        (200, "false"),
-        "nothing to give back"
-    );
+    ));
+    assert_eq!(status, 409, "nothing to give back: {error}");
     let after = snapshot(&db_url);
     assert_eq!(after.0, before.0, "the queue is unchanged");
     let heartbeat = format!(r#"{{"lease": {taken}, "lease_ms": 60000}}"#);

@@ -390,7 +390,25 @@ async fn heartbeat(
     let token = caller.allowed(TokenScope::Worker)?;
     own_worker(&state, &token, request.lease.worker, "lease.worker").await?;
     let lease_ms = lease_ms(request.lease_ms)?;
-    Ok(Json(state.store.heartbeat(&request.lease, lease_ms).await?))
+    match state.store.heartbeat(&request.lease, lease_ms).await? {
+        // Another worker holds the batch now: the caller's lease is refused, as the issue of
+        // an expired lease asks, and the client reads the 409 as `Heartbeat::Lost`.
+        arbiter_store::Heartbeat::Lost => Err(lease_lost(&request.lease)),
+        answer => Ok(Json(answer)),
+    }
+}
+
+/// A 409 for a lease that is no longer its worker's (it lapsed and another worker took it,
+/// or the batch was given back).
+fn lease_lost(lease: &Lease) -> Refusal {
+    Refusal::new(
+        StatusCode::CONFLICT,
+        format!(
+            "the lease of batch {} of run {} is no longer worker {}'s",
+            lease.sequence, lease.run, lease.worker
+        ),
+        Some("lease"),
+    )
 }
 
 async fn release(
@@ -400,7 +418,11 @@ async fn release(
 ) -> Result<Json<bool>, Refusal> {
     let token = caller.allowed(TokenScope::Worker)?;
     own_worker(&state, &token, request.lease.worker, "lease.worker").await?;
-    Ok(Json(state.store.release_batch(&request.lease).await?))
+    if state.store.release_batch(&request.lease).await? {
+        Ok(Json(true))
+    } else {
+        Err(lease_lost(&request.lease))
+    }
 }
 
 async fn submit(

@@ -254,8 +254,16 @@ impl Coordinator for HttpCoordinator {
                 lease: lease.clone(),
                 lease_ms,
             };
-            self.call("extending a lease", Method::POST, "/heartbeat", Some(&body))
+            match self
+                .call("extending a lease", Method::POST, "/heartbeat", Some(&body))
                 .await
+            {
+                // The server refuses a lease another worker holds now.
+                Err(StoreError::Remote {
+                    status: Some(409), ..
+                }) => Ok(Heartbeat::Lost),
+                answer => answer,
+            }
         })
     }
 
@@ -264,8 +272,16 @@ impl Coordinator for HttpCoordinator {
             let body = ReleaseRequest {
                 lease: lease.clone(),
             };
-            self.call("releasing a batch", Method::POST, "/release", Some(&body))
+            match self
+                .call("releasing a batch", Method::POST, "/release", Some(&body))
                 .await
+            {
+                // Nothing to give back: the lease was no longer this worker's.
+                Err(StoreError::Remote {
+                    status: Some(409), ..
+                }) => Ok(false),
+                answer => answer,
+            }
         })
     }
 
