@@ -18,6 +18,7 @@
 
 mod cluster;
 mod proxy;
+mod relay;
 mod round_robin;
 pub mod url;
 

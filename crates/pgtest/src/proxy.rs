@@ -7,12 +7,12 @@
 //! tries to reconnect is refused promptly instead of waiting out a timeout.
 
 use std::collections::BTreeMap;
-use std::io;
-use std::net::{Ipv4Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 
+use crate::relay::{self, close};
 use crate::Error;
 
 /// What the accepting thread and the test share.
@@ -110,11 +110,6 @@ impl Drop for CutProxy {
     }
 }
 
-fn close(stream: &TcpStream) {
-    // Already closed by the other side is fine: the point is that it is closed now.
-    let _ = stream.shutdown(Shutdown::Both);
-}
-
 fn accept(
     listener: &TcpListener,
     target: SocketAddr,
@@ -135,17 +130,7 @@ fn accept(
             close(&client);
             continue;
         };
-        let _ = client.set_nodelay(true);
-        let _ = server.set_nodelay(true);
-        let ends = (|| {
-            Ok::<_, io::Error>([
-                client.try_clone()?,
-                server.try_clone()?,
-                client.try_clone()?,
-                server.try_clone()?,
-            ])
-        })();
-        let Ok([client_in, server_in, client_out, server_out]) = ends else {
+        let Ok(ends) = relay::ends(&client, &server) else {
             close(&client);
             close(&server);
             continue;
@@ -164,26 +149,9 @@ fn accept(
             guard.open.insert(id, (client, server));
             id
         };
-        for (from, to) in [(client_in, server_out), (server_in, client_out)] {
-            let shared = Arc::clone(state);
-            let spawned = std::thread::Builder::new()
-                .name(format!("cut-proxy pump {id}"))
-                .spawn(move || pump(from, to, id, &shared));
-            if spawned.is_err() {
-                // Without both pumps the connection is half dead: close it.
-                if let Some((client, server)) = lock(state).open.remove(&id) {
-                    close(&client);
-                    close(&server);
-                }
-            }
-        }
+        let shared = Arc::clone(state);
+        relay::start_pumps(id, ends, "cut-proxy", move |id| {
+            lock(&shared).open.remove(&id)
+        });
     }
-}
-
-/// Copies `from` to `to` until either side ends, then closes the connection and forgets it.
-fn pump(mut from: TcpStream, mut to: TcpStream, id: u64, state: &Mutex<State>) {
-    let _ = io::copy(&mut from, &mut to);
-    close(&from);
-    close(&to);
-    lock(state).open.remove(&id);
 }
