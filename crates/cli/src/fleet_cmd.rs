@@ -472,20 +472,10 @@ pub fn worker(args: &WorkerArgs) -> anyhow::Result<ExitCode> {
             (None, None) => None,
         },
     };
-    let token = match &args.token_file {
-        Some(path) => Some(
-            std::fs::read_to_string(path)
-                .with_context(|| format!("read the token file {}", path.display()))?,
-        ),
-        None => None,
-    };
     let code = runtime()?.block_on(async {
-        let store: Arc<dyn Coordinator> = match (&args.db, &args.server, &token) {
+        let store: Arc<dyn Coordinator> = match (&args.db, &args.server, &args.token_file) {
             (Some(db), _, _) => Arc::new(open(db).await?),
-            (None, Some(server), Some(token)) => Arc::new(
-                HttpCoordinator::new(server, token)
-                    .map_err(|why| anyhow::anyhow!("--server {server}: {why}"))?,
-            ),
+            (None, Some(server), Some(file)) => Arc::new(server_client(server, file)?),
             _ => bail!("arbiter worker needs --db URL, or --server URL with --token-file FILE"),
         };
         let (stop_tx, stop_rx) = watch::channel(false);

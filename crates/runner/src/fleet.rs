@@ -1028,11 +1028,33 @@ impl RunRule {
         }
     }
 
+    /// The rule a run's stored facts give: what `arbiter runs` and the dashboard show, for
+    /// runs whose configuration they do not check.
+    fn of_facts(facts: Option<&RunFacts>) -> RunRule {
+        let sprt = facts.and_then(|f| f.sprt.as_ref()).and_then(|s| {
+            let model = s.model.parse::<EloModel>().ok()?;
+            Sprt::new(s.alpha, s.beta, s.elo0, s.elo1, model).ok()
+        });
+        RunRule {
+            sprt,
+            paired: facts.is_none_or(RunFacts::paired),
+        }
+    }
+
+    /// The statistics' sample of `totals`: pentanomial pairs, or games when unpaired.
+    fn sample(&self, totals: &Totals) -> Sample {
+        Sample::of_run(self.paired, totals.wdl(), totals.pentanomial)
+    }
+
+    /// The SPRT's standing on `totals`, once a pair is in and if the run has an SPRT.
+    pub fn status(&self, totals: &Totals) -> Option<SprtStatus> {
+        let sprt = self.sprt.as_ref().filter(|_| totals.pairs > 0)?;
+        sprt.status(&self.sample(totals)).ok()
+    }
+
     /// The SPRT's verdict on `totals`, if it has reached one.
     pub fn verdict(&self, totals: &Totals) -> Option<RunOutcome> {
-        let sprt = self.sprt.as_ref().filter(|_| totals.pairs > 0)?;
-        let sample = Sample::of_run(self.paired, totals.wdl(), totals.pentanomial);
-        match sprt.status(&sample).ok()?.state {
+        match self.status(totals)?.state {
             SprtState::H1 => Some(RunOutcome::H1),
             SprtState::H0 => Some(RunOutcome::H0),
             SprtState::Continue => None,
@@ -1517,21 +1539,13 @@ pub fn progress(queued: &QueuedRun) -> RunProgress {
             sprt: None,
         };
     }
-    let paired = facts.is_none_or(|f| f.paired());
+    let rule = RunRule::of_facts(facts);
     let totals = queued.prefix.totals;
-    let sample = Sample::of_run(paired, totals.wdl(), totals.pentanomial);
-    let elo = arbiter_stats::estimate::elo(&sample)
+    let elo = arbiter_stats::estimate::elo(&rule.sample(&totals))
         .ok()
         .filter(|_| totals.pairs > 0)
         .map(|e| (e.elo, e.half_width));
-    let sprt = facts
-        .and_then(|f| f.sprt.as_ref())
-        .filter(|_| totals.pairs > 0)
-        .and_then(|s| {
-            let model = s.model.parse::<EloModel>().ok()?;
-            let sprt = Sprt::new(s.alpha, s.beta, s.elo0, s.elo1, model).ok()?;
-            sprt.status(&sample).ok()
-        });
+    let sprt = rule.status(&totals);
     RunProgress {
         state,
         tuning: false,

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use arbiter_runner::coordinator::RunSetup;
+use arbiter_runner::coordinator::{Coordinator, RunSetup};
 use arbiter_runner::fleet::{
     run_rule, submit_remote, FleetError, RunRule, Submission, SubmittedRun,
 };
@@ -543,13 +543,8 @@ async fn run_setup(
     RunPath(run): RunPath,
 ) -> Result<Json<RunSetup>, Refusal> {
     caller.allowed(TokenScope::Worker)?;
-    let store = &state.store;
-    Ok(Json(RunSetup {
-        run: store.run(run).await?,
-        tuning: store.tuning_setup(run).await?,
-        files: store.run_files(run).await?,
-        signatures: store.engine_signatures(run).await?,
-    }))
+    // What a worker on the database reads, read the same way.
+    Ok(Json(Coordinator::run_setup(&*state.store, run).await?))
 }
 
 async fn signatures(
@@ -570,8 +565,7 @@ async fn theta(
     RunPath(run): RunPath,
 ) -> Result<Json<Option<String>>, Refusal> {
     caller.allowed(TokenScope::Worker)?;
-    let steps = state.store.tuning_steps(run).await?;
-    Ok(Json(steps.last().map(|last| last.step.theta.clone())))
+    Ok(Json(Coordinator::tuning_theta(&*state.store, run).await?))
 }
 
 async fn advance(
