@@ -854,12 +854,7 @@ async fn work_body(
                 let spooled = match (&spool, &tuned) {
                     (Some(spool), None) => {
                         spool
-                            .keep(&SpooledBatch {
-                                fleet: store.location(),
-                                lease: lease.clone(),
-                                pairs: pairs.clone(),
-                                signatures: ready.signatures.clone(),
-                            })
+                            .keep(&store.location(), &lease, &pairs, &ready.signatures)
                             .await?;
                         Some(spool)
                     }

@@ -76,10 +76,32 @@ impl Spool {
         })
     }
 
-    /// Keeps `batch` until [`Spool::forget`]: durable when this returns.
-    pub fn keep<'a>(&'a self, batch: &'a SpooledBatch) -> StoreFuture<'a, ()> {
+    /// Keeps the batch of `lease` played with `pairs` until [`Spool::forget`]: durable when
+    /// this returns. Its parts are borrowed, written as the [`SpooledBatch`] that
+    /// [`Spool::batches`] reads back, so that the worker's pairs are not copied to be kept.
+    pub fn keep<'a>(
+        &'a self,
+        fleet: &'a str,
+        lease: &'a Lease,
+        pairs: &'a [PairRecord],
+        signatures: &'a str,
+    ) -> StoreFuture<'a, ()> {
+        /// [`SpooledBatch`] by reference: the same JSON.
+        #[derive(Serialize)]
+        struct Kept<'b> {
+            fleet: &'b str,
+            lease: &'b Lease,
+            pairs: &'b [PairRecord],
+            signatures: &'b str,
+        }
         Box::pin(async move {
-            let text = serde_json::to_string(batch).expect("a batch is plain data");
+            let batch = Kept {
+                fleet,
+                lease,
+                pairs,
+                signatures,
+            };
+            let text = serde_json::to_string(&batch).expect("a batch is plain data");
             sqlx::query(
                 "INSERT OR REPLACE INTO spooled_batches (run_id, sequence, batch) VALUES ($1, $2, $3)",
             )
