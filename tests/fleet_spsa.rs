@@ -21,7 +21,7 @@ use crate::common::{arbiter, text, BOOK};
 
 /// A tuning configuration of staunton in process at fixed nodes: `pairs` pairs in steps of
 /// `per_step`, knight and bishop from deliberately wrong values.
-fn config(dir: &Path, pairs: u64, per_step: u64) -> PathBuf {
+pub(crate) fn config(dir: &Path, pairs: u64, per_step: u64) -> PathBuf {
     std::fs::copy(BOOK, dir.join("book.epd")).unwrap();
     std::fs::write(
         dir.join("tune.txt"),
@@ -55,7 +55,7 @@ fn block_on<F: std::future::Future>(future: F) -> F::Output {
 }
 
 /// Run `tune`'s state, set-up and steps (without their commit times) in the store at `db`.
-fn stored(db: &str) -> (RunState, SpsaSetup, Vec<TuningStep>) {
+pub(crate) fn stored(db: &str) -> (RunState, SpsaSetup, Vec<TuningStep>) {
     block_on(async {
         let store = Store::open(&Location::parse(db)).await.unwrap();
         let run = store.find_run_by_name("tune").await.unwrap().unwrap();

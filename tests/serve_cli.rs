@@ -956,3 +956,111 @@ fn a_worker_without_the_engine_fetches_it_as_an_artifact() {
     );
     assert_eq!(status, 403, "a user's token does not fetch engines");
 }
+
+/// A tuning run submitted through the server and played by a worker on the server is
+/// `arbiter tune spsa`'s run on one machine, step for step to the last bit: the server makes
+/// each step with the run's own tuner from the perturbation the worker played. A perturbation
+/// that is not the run's for its batch is refused naming `played`, changing nothing.
+#[test]
+fn a_tuning_run_is_tuned_through_the_server_step_for_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = crate::fleet_spsa::config(dir.path(), 16, 4);
+    let local = arbiter(&["tune", "spsa", "tune.toml"], dir.path());
+    assert!(local.status.success(), "{}", text(&local.stderr));
+    let (_, _, local_steps) =
+        crate::fleet_spsa::stored(&dir.path().join("local.db").display().to_string());
+    assert_eq!(local_steps.len(), 4);
+
+    let db_url = dir.path().join("fleet.db").display().to_string();
+    let worker_token = token(&db_url, "workers", TokenScope::Worker);
+    let user_file = dir.path().join("user.token");
+    std::fs::write(&user_file, token(&db_url, "me", TokenScope::User)).unwrap();
+    let worker_file = dir.path().join("worker.token");
+    std::fs::write(&worker_file, &worker_token).unwrap();
+    let server = serve(&db_url, dir.path());
+    let submitted = arbiter(
+        &[
+            "submit",
+            config.to_str().unwrap(),
+            "--server",
+            &server.url,
+            "--token-file",
+            user_file.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert!(submitted.status.success(), "{}", text(&submitted.stderr));
+    assert!(
+        text(&submitted.stdout).contains("4 batches of 4 (SPSA: a batch is a step)"),
+        "{}",
+        text(&submitted.stdout)
+    );
+
+    // A forged perturbation for a claimed batch: refused, nothing counted.
+    let (status, worker) = http(
+        &server,
+        "POST",
+        "/workers",
+        Some(&worker_token),
+        Some(br#"{"name": "forger", "host": "h", "cores": 1, "version": "0"}"#),
+    );
+    assert_eq!(status, 200, "{worker}");
+    let claim = format!(r#"{{"worker": {worker}, "lease_ms": 60000}}"#);
+    let (status, lease) = http(
+        &server,
+        "POST",
+        "/claim",
+        Some(&worker_token),
+        Some(claim.as_bytes()),
+    );
+    assert_eq!(status, 200, "{lease}");
+    let played = serde_json::json!({
+        "step": json(&lease)["sequence"], "iteration": 0, "flips": [1, 1], "c": [0.5, 0.5],
+        "r": [0.1, 0.1], "plus": [201.0, 451.0], "minus": [200.0, 450.0],
+    });
+    let forged = serde_json::json!({
+        "lease": json(&lease),
+        "tally": {"pairs": 4, "wins": 8, "draws": 0, "losses": 0, "pentanomial": [0, 0, 0, 0, 4]},
+        "signatures": "{}",
+        "played": played.to_string(),
+    });
+    let before = snapshot(&db_url);
+    let (status, error, field) = refused(http(
+        &server,
+        "POST",
+        "/submit/tuning",
+        Some(&worker_token),
+        Some(forged.to_string().as_bytes()),
+    ));
+    assert_eq!((status, field.as_deref()), (422, Some("played")), "{error}");
+    assert!(error.contains("not this run's for step 0"), "{error}");
+    assert_eq!(snapshot(&db_url), before, "nothing changed");
+    let release = format!(r#"{{"lease": {lease}}}"#);
+    let (status, released) = http(
+        &server,
+        "POST",
+        "/release",
+        Some(&worker_token),
+        Some(release.as_bytes()),
+    );
+    assert_eq!(status, 200, "{released}");
+
+    let out = server_worker(&server, &worker_file, "only", dir.path())
+        .wait_with_output()
+        .unwrap();
+    let log = text(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    assert!(
+        log.contains("counted as step 3; run finished: complete"),
+        "{log}"
+    );
+    let (state, _, fleet_steps) = crate::fleet_spsa::stored(&db_url);
+    assert_eq!(
+        state,
+        RunState::Finished {
+            verdict: arbiter_store::RunOutcome::Complete
+        }
+    );
+    assert_eq!(fleet_steps, local_steps, "{log}");
+    assert_ne!(local_steps[3].theta, "[200.0,450.0]");
+}

@@ -256,8 +256,11 @@ pub fn submit(args: &SubmitArgs) -> anyhow::Result<ExitCode> {
                 store.close().await;
                 queued
             }
-            (Fleet::Server(server), None) => {
-                let submission = fleet::submission(&config, &base, &options)?;
+            (Fleet::Server(server), tuning) => {
+                let submission = fleet::Submission {
+                    tuning: tuning.clone(),
+                    ..fleet::submission(&config, &base, &options)?
+                };
                 if options.upload_engines {
                     let checked = config.check()?;
                     for (_, path) in fleet::engine_binaries(&checked, &base)? {
@@ -268,10 +271,6 @@ pub fn submit(args: &SubmitArgs) -> anyhow::Result<ExitCode> {
                 }
                 server.submit_run(&submission).await?
             }
-            (Fleet::Server(_), Some(_)) => bail!(
-                "a tuning run is queued in the database (--db): its updates run in the \
-                 database's transaction, which the server does not hold"
-            ),
         };
         for warning in &queued.warnings {
             let _ = writeln!(std::io::stderr(), "warning: {warning}");
@@ -459,12 +458,9 @@ pub fn worker(args: &WorkerArgs) -> anyhow::Result<ExitCode> {
             (None, None) => PathBuf::from("."),
         },
         run: None,
-        // The tuner's update runs inside the database's transaction: a worker on the server
-        // leaves tuning runs to workers on the database.
-        tuner: args
-            .db
-            .is_some()
-            .then(|| Arc::new(SpsaTuner) as Arc<dyn fleet::Tuner>),
+        // On the database the tuner's update runs in the submit's transaction; on the server
+        // the server's tuner makes it from what the batch played.
+        tuner: Some(Arc::new(SpsaTuner) as Arc<dyn fleet::Tuner>),
         artifacts: args.artifacts.clone().unwrap_or_else(default_artifacts),
         spool: match (&args.spool, &args.server) {
             (Some(path), _) => Some(path.clone()),

@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use arbiter_server::api::PREFIX;
+use arbiter_server::AppState;
+use arbiter_tune::spsa_fleet::SpsaTuner;
 use tokio::sync::watch;
 
 use crate::fleet_cmd::{open, runtime};
@@ -37,7 +39,11 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             "arbiter serve: listening on http://{address}{PREFIX} (database {})",
             store.location()
         )?;
-        arbiter_server::serve(store.clone(), listener, async move {
+        // The server applies tuning runs' updates with SPSA's tuner, as a worker on the
+        // database does.
+        let tuner = Arc::new(SpsaTuner) as Arc<dyn arbiter_runner::fleet::Tuner>;
+        let state = AppState::new(store.clone(), Some(tuner));
+        arbiter_server::serve(state, listener, async move {
             let _ = stopped.wait_for(Option::is_some).await;
         })
         .await

@@ -98,12 +98,14 @@ pub trait Coordinator: Send + Sync {
     ) -> CoordinatorFuture<'a, Submitted>;
 
     /// Counts a played batch of a tuning run once, with the update `make` computes from the
-    /// values the run's last step left.
+    /// values the run's last step left (a remote coordinator makes it instead from `played`,
+    /// what the batch played, with the run's own tuner).
     fn submit_tuning<'a>(
         &'a self,
         lease: &'a Lease,
         tally: &'a Totals,
         signatures: &'a str,
+        played: &'a str,
         make: &'a mut MakeStep<'_>,
     ) -> CoordinatorFuture<'a, Submitted>;
 
@@ -199,6 +201,7 @@ impl Coordinator for Store {
         lease: &'a Lease,
         tally: &'a Totals,
         signatures: &'a str,
+        _played: &'a str,
         make: &'a mut MakeStep<'_>,
     ) -> CoordinatorFuture<'a, Submitted> {
         self.submit_tuning_batch(lease, tally, signatures, make)

@@ -102,8 +102,10 @@ pub fn submit<'a>(
 }
 
 /// A tuning run as the tuner queues it: the match its steps play is the configuration given
-/// to [`submit_tuning`]; this is the rest, which only the tuner knows.
-#[derive(Clone, Debug)]
+/// to [`submit_tuning`]; this is the rest, which only the tuner knows. A submitter sends it to
+/// `arbiter serve` with the match ([`Submission::tuning`]), made on its machine, where the
+/// tuner reads the parameters' files.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TuningSubmission {
     /// The name the run's lineage goes by (`NAME`, then `NAME-2` ...).
     pub run_name: String,
@@ -156,7 +158,7 @@ async fn submit_body(
 /// A run as a submitter sends it to `arbiter serve`: what [`submit`] reads on the submitting
 /// machine (the configuration, the files it names, its engines' signatures where that machine
 /// has their binaries), so that the server, which has none of them, queues the same run.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Submission {
     /// The configuration as stored (TOML, paths relative to the stored files).
     pub config: String,
@@ -165,6 +167,10 @@ pub struct Submission {
     pub signatures: Vec<Option<String>>,
     #[serde(default)]
     pub options: SubmitOptions,
+    /// A tuning run's own part (its tuner's set-up), checked by the server's tuner before it is
+    /// queued; none for a match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tuning: Option<TuningSubmission>,
 }
 
 /// [`Submission`] of `config`, read from the folder `base` on this machine.
@@ -185,18 +191,25 @@ pub fn submission(
         files,
         signatures,
         options: options.clone(),
+        tuning: None,
     })
 }
 
 /// Queues a run a submitter sent (`arbiter serve`'s `POST /runs`): its configuration checked
 /// from its text as [`submit`] checks it, the files it names present (and no others), a
-/// signature (or none) per engine. A refusal is [`FleetError::Refused`] naming what is wrong.
+/// signature (or none) per engine; a tuning run's set-up opened by `tuner`, as a worker will
+/// open it (a server without a tuner refuses tuning runs). A refusal is
+/// [`FleetError::Refused`] naming what is wrong.
 pub fn submit_remote<'a>(
     store: &'a Store,
     submission: &'a Submission,
+    tuner: Option<&'a dyn Tuner>,
 ) -> BoxFuture<'a, Result<SubmittedRun, FleetError>> {
     Box::pin(async move {
         let config = RunConfig::parse(&submission.config, "the submitted configuration")?;
+        if let Some(tuning) = &submission.tuning {
+            check_tuning(tuning, tuner)?;
+        }
         let checked = config.check()?;
         let named: Vec<String> = file_names(&checked)
             .iter()
@@ -236,10 +249,36 @@ pub fn submit_remote<'a>(
                 writes_exports: false,
                 ..submission.options.clone()
             },
-            None,
+            submission.tuning.as_ref(),
         )
         .await
     })
+}
+
+/// Whether a tuning run sent to the server is one its workers can open: its configuration and
+/// set-up read by `tuner` as a worker reads them, two sides, and steps of at least one pair.
+fn check_tuning(tuning: &TuningSubmission, tuner: Option<&dyn Tuner>) -> Result<(), FleetError> {
+    let Some(tuner) = tuner else {
+        return Err(FleetError::Refused(format!(
+            "tuning: this server has no tuner for {} runs",
+            tuning.setup.method.as_str()
+        )));
+    };
+    if tuning.engines.len() != 2 {
+        return Err(FleetError::Refused(format!(
+            "tuning.engines: {} named, expected the tuned engine's two sides",
+            tuning.engines.len()
+        )));
+    }
+    if tuning.step_pairs == 0 {
+        return Err(FleetError::Refused(
+            "tuning.step_pairs: a step plays at least one pair".to_owned(),
+        ));
+    }
+    tuner
+        .open(&tuning.config, "the submitted tuning run", &tuning.setup, 0)
+        .map(drop)
+        .map_err(|why| FleetError::Refused(format!("tuning: {why}")))
 }
 
 /// The rest of a submit, the same wherever the files were read: the run's seed, name, batch
@@ -540,6 +579,11 @@ pub trait TuningPlan: Send + Sync {
         lease: &Lease,
         theta: Option<&str>,
     ) -> Result<TunedBatch, String>;
+
+    /// The step of `lease`'s batch from what a worker says it played ([`TunedBatch::played`]),
+    /// checked against what this plan plays for that batch: how `arbiter serve`, which holds
+    /// the tuner and not the worker's closure, applies a remote worker's update.
+    fn step(&self, lease: &Lease, played: &str) -> Result<Box<MakeTunedStep>, String>;
 }
 
 /// The step a tuning batch's games make: given the step's number, the values the run has when
@@ -553,6 +597,9 @@ pub struct TunedBatch {
     /// The two sides of the perturbation.
     pub players: Vec<PlayerSpec>,
     pub step: Box<MakeTunedStep>,
+    /// What the batch plays, as the tuner reads it back in [`TuningPlan::step`] (SPSA's
+    /// perturbation as JSON): sent to a remote coordinator, which makes the step on its side.
+    pub played: String,
 }
 
 /// How a worker runs.
@@ -872,7 +919,13 @@ async fn work_body(
                             let mut make =
                                 |step: u64, theta: Option<&str>| (batch.step)(step, theta, &tally);
                             store
-                                .submit_tuning(&lease, &tally, &ready.signatures, &mut make)
+                                .submit_tuning(
+                                    &lease,
+                                    &tally,
+                                    &ready.signatures,
+                                    &batch.played,
+                                    &mut make,
+                                )
                                 .await
                         }
                     }

@@ -52,7 +52,9 @@ async fn main() {
                 batch_pairs: Some(1),
                 ..SubmitOptions::default()
             },
+            tuning: None,
         },
+        None,
     )
     .await
     .expect("queue the run");
@@ -74,7 +76,7 @@ async fn main() {
             .expect("listen");
         replicas.push(format!("http://{}", listener.local_addr().unwrap()));
         tokio::spawn(arbiter_server::serve(
-            replica,
+            arbiter_server::AppState::new(replica, None),
             listener,
             std::future::pending(),
         ));

@@ -3,7 +3,7 @@
 //! [`Submitted`] ...) as JSON; requests are the structs below. Every refusal is a 4xx whose
 //! body is an [`ApiError`].
 
-use arbiter_store::{Lease, PairRecord, RunId, WorkerId};
+use arbiter_store::{Lease, PairRecord, RunId, Totals, WorkerId};
 use serde::{Deserialize, Serialize};
 
 /// The API's version prefix: a worker and a server of different major APIs refuse each other
@@ -60,6 +60,18 @@ pub struct SubmitRequest {
     pub pairs: Vec<PairRecord>,
     /// The engines' signatures on the worker, as JSON (the store's record per batch).
     pub signatures: String,
+}
+
+/// `POST /submit/tuning`: a played batch of a tuning run. The server makes its step with the
+/// run's own tuner from what the batch played, checked against the run's plan for the batch.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TuningSubmitRequest {
+    pub lease: Lease,
+    /// The batch's games from the tuned engine's plus side.
+    pub tally: Totals,
+    pub signatures: String,
+    /// What the batch played, as the tuner wrote it (SPSA's perturbation).
+    pub played: String,
 }
 
 /// `POST /runs/{run}/signatures`: the worker's engine signatures, adopted where the run has

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use arbiter_runner::coordinator::{Coordinator, RunSetup};
 use arbiter_runner::fleet::{
-    run_rule, submit_remote, FleetError, RunRule, Submission, SubmittedRun,
+    run_rule, submit_remote, FleetError, RunRule, Submission, SubmittedRun, Tuner, TuningPlan,
 };
 use arbiter_store::{
     Lease, RunId, Store, StoreError, TokenInfo, TokenScope, Totals, WorkerId, WorkerInfo,
@@ -27,22 +27,30 @@ use serde::Serialize;
 
 use crate::api::{
     ApiError, ClaimRequest, HeartbeatRequest, ReleaseRequest, SignaturesRequest, StaleQuery,
-    SubmitRequest, MAX_ARTIFACT_BYTES, MAX_BODY_BYTES, PREFIX,
+    SubmitRequest, TuningSubmitRequest, MAX_ARTIFACT_BYTES, MAX_BODY_BYTES, PREFIX,
 };
 use crate::dashboard;
 
-/// What every request shares: the store, and the runs' rules read so far.
+/// What every request shares: the store, the tuner that applies tuning runs' updates, and the
+/// runs' rules and tuning plans read so far.
 #[derive(Clone)]
 pub struct AppState {
     store: Arc<Store>,
     rules: Arc<Mutex<HashMap<RunId, RunRule>>>,
+    tuner: Option<Arc<dyn Tuner>>,
+    plans: Arc<Mutex<HashMap<RunId, Arc<dyn TuningPlan>>>>,
 }
 
 impl AppState {
-    pub fn new(store: Arc<Store>) -> AppState {
+    /// A server on `store`; with a `tuner` it queues tuning runs and applies their workers'
+    /// updates (the tuner is built on the runner, so `arbiter serve` gives SPSA's), without one
+    /// it refuses them.
+    pub fn new(store: Arc<Store>, tuner: Option<Arc<dyn Tuner>>) -> AppState {
         AppState {
             store,
             rules: Arc::default(),
+            tuner,
+            plans: Arc::default(),
         }
     }
 
@@ -70,6 +78,35 @@ impl AppState {
             .insert(run, rule.clone());
         Ok(rule)
     }
+
+    /// Tuning run `run`'s plan, opened by the server's tuner from its stored configuration
+    /// and set-up once, as a worker opens it.
+    async fn plan(&self, run: RunId) -> Result<Arc<dyn TuningPlan>, Refusal> {
+        if let Some(plan) = self.plans.lock().expect("the plans' cache").get(&run) {
+            return Ok(Arc::clone(plan));
+        }
+        let unprocessable =
+            |why: String| Refusal::new(StatusCode::UNPROCESSABLE_ENTITY, why, Some("lease.run"));
+        let Some(tuner) = &self.tuner else {
+            return Err(unprocessable(format!(
+                "run {run} is a tuning run, and this server has no tuner"
+            )));
+        };
+        let found = self.store.run(run).await?;
+        let Some(setup) = self.store.tuning_setup(run).await? else {
+            return Err(unprocessable(format!("run {run} is not a tuning run")));
+        };
+        let origin = format!("run {run}");
+        let (_, plan) = tuner
+            .open(&found.spec.config, &origin, &setup, found.spec.seed)
+            .map_err(unprocessable)?;
+        let plan: Arc<dyn TuningPlan> = Arc::from(plan);
+        self.plans
+            .lock()
+            .expect("the plans' cache")
+            .insert(run, Arc::clone(&plan));
+        Ok(plan)
+    }
 }
 
 /// The routes under [`PREFIX`], each with the scope it needs.
@@ -82,6 +119,7 @@ pub fn router(state: AppState) -> Router {
         .route("/heartbeat", post(heartbeat))
         .route("/release", post(release))
         .route("/submit", post(submit))
+        .route("/submit/tuning", post(submit_tuning))
         .route("/stale", get(stale))
         .route("/runs/{run}/setup", get(run_setup))
         .route("/runs/{run}/signatures", post(signatures))
@@ -108,14 +146,14 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// Serves `store` on `listener` until `shutdown` resolves, then finishes the requests under
+/// Serves `state` on `listener` until `shutdown` resolves, then finishes the requests under
 /// way.
 pub async fn serve(
-    store: Arc<Store>,
+    state: AppState,
     listener: tokio::net::TcpListener,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router(AppState::new(store)))
+    axum::serve(listener, router(state))
         .with_graceful_shutdown(shutdown)
         .await
 }
@@ -459,6 +497,31 @@ async fn submit(
     ))
 }
 
+/// `POST /submit/tuning`: a tuning run's batch, its step made here by the run's own plan from
+/// what the worker says it played (checked against the plan), applied in the store's
+/// transaction to the values the run has now.
+async fn submit_tuning(
+    State(state): State<AppState>,
+    caller: Caller,
+    Body(request): Body<TuningSubmitRequest>,
+) -> Result<Json<arbiter_store::Submitted>, Refusal> {
+    let token = caller.allowed(TokenScope::Worker)?;
+    let lease = &request.lease;
+    own_worker(&state, &token, lease.worker, "lease.worker").await?;
+    let plan = state.plan(lease.run).await?;
+    let step = plan
+        .step(lease, &request.played)
+        .map_err(|why| Refusal::new(StatusCode::UNPROCESSABLE_ENTITY, why, Some("played")))?;
+    let tally = request.tally;
+    let mut make = |number: u64, theta: Option<&str>| step(number, theta, &tally);
+    Ok(Json(
+        state
+            .store
+            .submit_tuning_batch(lease, &tally, &request.signatures, &mut make)
+            .await?,
+    ))
+}
+
 /// An artifact's hash in the path: 64 lowercase hex digits, nothing else.
 fn artifact_hash(sha256: &str) -> Result<&str, Refusal> {
     if sha256.len() == 64
@@ -587,7 +650,7 @@ async fn submit_run(
     Body(submission): Body<Submission>,
 ) -> Result<Json<SubmittedRun>, Refusal> {
     caller.allowed(TokenScope::User)?;
-    match submit_remote(&state.store, &submission).await {
+    match submit_remote(&state.store, &submission, state.tuner.as_deref()).await {
         Ok(queued) => Ok(Json(queued)),
         Err(FleetError::Store(e)) => Err(e.into()),
         Err(FleetError::Config(e)) => Err(Refusal::new(

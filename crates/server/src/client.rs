@@ -22,7 +22,7 @@ use serde::Serialize;
 
 use crate::api::{
     ApiError, ClaimRequest, HeartbeatRequest, ReleaseRequest, SignaturesRequest, SubmitRequest,
-    PREFIX,
+    TuningSubmitRequest, PREFIX,
 };
 
 /// How long one request may take: a submit of a large batch over a slow link included. A
@@ -369,25 +369,29 @@ impl Coordinator for HttpCoordinator {
         })
     }
 
-    /// Not over HTTP yet: the tuner's update runs in the database's transaction, and the
-    /// server does not hold the tuner. A worker on the server is given no tuner, so it leaves a
-    /// tuning run before playing it; this answers a caller that asks anyway.
+    /// The server makes the step with the run's own tuner from `played`; `make` is not sent.
     fn submit_tuning<'a>(
         &'a self,
         lease: &'a Lease,
-        _tally: &'a Totals,
-        _signatures: &'a str,
+        tally: &'a Totals,
+        signatures: &'a str,
+        played: &'a str,
         _make: &'a mut MakeStep<'_>,
     ) -> CoordinatorFuture<'a, Submitted> {
         Box::pin(async move {
-            Err(StoreError::Remote {
-                location: self.base.clone(),
-                operation: format!("submitting batch {} of run {}", lease.sequence, lease.run),
-                message: "tuning runs are played by workers on the database (--db) for now"
-                    .to_owned(),
-                status: None,
-                transient: false,
-            })
+            let body = TuningSubmitRequest {
+                lease: lease.clone(),
+                tally: *tally,
+                signatures: signatures.to_owned(),
+                played: played.to_owned(),
+            };
+            self.call(
+                "submitting a tuning batch",
+                Method::POST,
+                "/submit/tuning",
+                Some(&body),
+            )
+            .await
         })
     }
 

@@ -24,12 +24,12 @@ use std::sync::Arc;
 
 use arbiter_records::spsa::SpsaSetup;
 use arbiter_runner::config::RunConfig;
-use arbiter_runner::fleet::{TunedBatch, Tuner, TuningPlan, TuningSubmission};
+use arbiter_runner::fleet::{MakeTunedStep, TunedBatch, Tuner, TuningPlan, TuningSubmission};
 use arbiter_runner::player::PlayerSpec;
 use arbiter_store::{Lease, Totals, TuningMethod, TuningSetup};
 use futures_util::future::BoxFuture;
 
-use crate::spsa::Spsa;
+use crate::spsa::{Perturbation, Spsa};
 use crate::spsa_run::{
     check_uci_options, player_at, side_names, step_record, theta_of, tuning_facts, SpsaConfig,
     SpsaRunError,
@@ -157,8 +157,70 @@ impl TuningPlan for SpsaPlan {
             .map(|(player, (name, at))| player_at(player, name, params, at))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| e.to_string())?;
+        let played = serde_json::to_string(&p).map_err(|e| e.to_string())?;
+        Ok(TunedBatch {
+            players,
+            step: self.update(p),
+            played,
+        })
+    }
+
+    fn step(&self, lease: &Lease, played: &str) -> Result<Box<MakeTunedStep>, String> {
+        let step = lease.sequence;
+        let p: Perturbation = serde_json::from_str(played)
+            .map_err(|e| format!("the perturbation of batch {step} cannot be read: {e}"))?;
+        // The flips and gains are the run's for this batch (drawn from its seed); only the
+        // sides' values depend on the values the worker was given.
+        let planned = self.spsa.perturb(&self.spsa.start(), step, self.seed);
+        if p.step != step || p.iteration != planned.iteration {
+            return Err(format!(
+                "the perturbation is of step {} (pair {}), but batch {step} is step {step} \
+                 (pair {})",
+                p.step, p.iteration, planned.iteration
+            ));
+        }
+        for (field, same) in [
+            ("flips", p.flips == planned.flips),
+            ("c", p.c == planned.c),
+            ("r", p.r == planned.r),
+        ] {
+            if !same {
+                return Err(format!(
+                    "the perturbation's {field} are not this run's for step {step}"
+                ));
+            }
+        }
+        for (side, values) in [("plus", &p.plus), ("minus", &p.minus)] {
+            let params = self.spsa.params();
+            if values.len() != params.len() {
+                return Err(format!(
+                    "the perturbation's {side} side has {} values for {} parameters",
+                    values.len(),
+                    params.len()
+                ));
+            }
+            if let Some((param, value)) = params
+                .iter()
+                .zip(values)
+                .find(|(param, v)| !(param.min..=param.max).contains(*v))
+            {
+                return Err(format!(
+                    "the perturbation's {side} side sets {} to {value}, outside {}..={}",
+                    param.name, param.min, param.max
+                ));
+            }
+        }
+        Ok(self.update(p))
+    }
+}
+
+impl SpsaPlan {
+    /// The step a batch played at `p` makes: the update applied to the values the run has
+    /// when it is submitted.
+    fn update(&self, p: Perturbation) -> Box<MakeTunedStep> {
         let (spsa, origin) = (Arc::clone(&self.spsa), self.origin.clone());
-        let make = move |number: u64, now: Option<&str>, tally: &Totals| {
+        let step = p.step;
+        Box::new(move |number: u64, now: Option<&str>, tally: &Totals| {
             let theta = values(&spsa, now, &origin)?;
             step_record(&spsa, number, &theta, &p, *tally)
                 .map(|(record, _)| record)
@@ -168,10 +230,6 @@ impl TuningPlan for SpsaPlan {
                          check the hyper-parameters and the parameters' c_end and r_end"
                     )
                 })
-        };
-        Ok(TunedBatch {
-            players,
-            step: Box::new(make),
         })
     }
 }
