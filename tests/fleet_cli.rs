@@ -1040,3 +1040,84 @@ fn a_run_whose_submitters_died_before_advancing_is_advanced_by_a_worker() {
         store.close().await;
     });
 }
+
+/// staunton's bench node count, as its own `bench` prints it (the oracle the runner's reading
+/// of the count is checked against).
+pub(crate) fn staunton_bench() -> u64 {
+    let out = Command::new(staunton()).arg("bench").output().unwrap();
+    let said = text(&out.stdout) + &text(&out.stderr);
+    said.lines()
+        .find_map(|line| line.strip_prefix("Nodes searched:"))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no count in {said}"))
+}
+
+/// A configuration of the UCI staunton at `./engine` against itself, the first side stating
+/// `bench`.
+pub(crate) fn bench_config(dir: &Path, bench: u64) -> PathBuf {
+    std::fs::copy(staunton(), dir.join("engine")).unwrap();
+    let path = dir.join("bench.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "name = \"bench\"\nseed = 1\nconcurrency = 1\nrounds = 2\n\
+             [each]\ntc = \"inf\"\nnodes = 200\n\
+             [[engine]]\nname = \"a\"\ncmd = \"./engine\"\nbench = {bench}\n\
+             [[engine]]\nname = \"b\"\ncmd = \"./engine\"\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+/// A run that states its engine's bench is refused by a worker whose build prints another
+/// count (the run's batch goes back, nothing counted), and played by one whose build prints
+/// it.
+#[test]
+fn a_worker_whose_engine_benches_otherwise_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let bench = staunton_bench();
+    let db = dir.path().join("fleet.db").display().to_string();
+    let work = |name: &str| {
+        arbiter(
+            &[
+                "worker",
+                "--db",
+                &db,
+                "--name",
+                name,
+                "--exit-when-idle",
+                "--lease",
+                "5",
+            ],
+            dir.path(),
+        )
+    };
+    // The commit message's count is one off: another build than the one benched here.
+    bench_config(dir.path(), bench + 1);
+    let submitted = arbiter(&["submit", "bench.toml", "--db", &db], dir.path());
+    assert!(submitted.status.success(), "{}", text(&submitted.stderr));
+    let played = work("w1");
+    let said = text(&played.stderr);
+    assert!(played.status.success(), "{said}");
+    assert!(
+        said.contains(&format!(
+            "run 1 refused: engine a: its bench here is {bench} nodes, but the run expects {}",
+            bench + 1
+        )),
+        "{said}"
+    );
+    let runs = queued(&db);
+    assert_eq!(runs[0].totals, Totals::default());
+    assert_eq!(runs[0].batches.open, 1, "the batch went back to the queue");
+
+    // The right count: played to the end.
+    bench_config(dir.path(), bench);
+    let submitted = arbiter(&["submit", "bench.toml", "--db", &db], dir.path());
+    assert!(submitted.status.success(), "{}", text(&submitted.stderr));
+    let played = work("w2");
+    let said = text(&played.stderr);
+    assert!(played.status.success(), "{said}");
+    let runs = queued(&db);
+    assert_eq!(runs[1].totals.pairs, 2, "{said}");
+}

@@ -1,7 +1,7 @@
 //! `arbiter match` through the real binary: both front ends (TOML and the cutechess grammar),
 //! the SPRT stopping the run with the exit codes ARCHITECTURE.md gives CI, and configuration errors.
 
-use crate::common::{self, arbiter};
+use crate::common::{arbiter, text};
 
 /// staunton at 1000 nodes a move against staunton at 60, with an SPRT whose H1 is easy to
 /// reach, in the cutechess grammar.
@@ -164,7 +164,7 @@ fn game_records_keep_each_moves_clock_and_the_engines_own_time() {
         ],
         dir.path(),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let jsonl = std::fs::read_to_string(dir.path().join("games.jsonl")).unwrap();
     let games: Vec<arbiter_records::entries::GameEntry> = jsonl
         .lines()
@@ -204,4 +204,44 @@ fn game_records_keep_each_moves_clock_and_the_engines_own_time() {
             }
         }
     }
+}
+
+/// `arbiter match` benches an engine whose configuration states its bench before the first
+/// game: the right count plays, another is refused with 2 naming the engine and both counts,
+/// for a UCI engine and for staunton in process alike.
+#[test]
+fn an_engine_that_benches_otherwise_is_refused_before_a_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let bench = crate::fleet_cli::staunton_bench();
+    crate::fleet_cli::bench_config(dir.path(), bench + 7);
+    let refused = arbiter(&["match", "bench.toml"], dir.path());
+    let said = text(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains(&format!(
+            "engine a: its bench here is {bench} nodes, but the run expects {}",
+            bench + 7
+        )),
+        "{said}"
+    );
+    crate::fleet_cli::bench_config(dir.path(), bench);
+    let played = arbiter(&["match", "bench.toml"], dir.path());
+    assert!(played.status.success(), "{}", text(&played.stderr));
+    // In process: the same count (the binary is this staunton), the same refusal.
+    let builtin = std::fs::read_to_string(dir.path().join("bench.toml"))
+        .unwrap()
+        .replace("cmd = \"./engine\"\nbench", "builtin = \"staunton\"\nbench")
+        .replace(
+            &format!("bench = {bench}"),
+            &format!("bench = {}", bench + 1),
+        )
+        .replace("name = \"bench\"", "name = \"bench-builtin\"");
+    std::fs::write(dir.path().join("builtin.toml"), builtin).unwrap();
+    let refused = arbiter(&["match", "builtin.toml"], dir.path());
+    let said = text(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains(&format!("its bench here is {bench} nodes")),
+        "{said}"
+    );
 }

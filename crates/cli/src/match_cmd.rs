@@ -27,7 +27,7 @@ use arbiter_runner::lifecycle;
 use arbiter_runner::lines;
 use arbiter_runner::outputs::{self, Export};
 use arbiter_runner::play::Event;
-use arbiter_runner::player::PlayerKind;
+use arbiter_runner::player::{PlayerKind, PlayerSpec};
 use arbiter_runner::sinks::{run_match, Summary, Verdict};
 use arbiter_runner::spec::MatchSpec;
 use arbiter_stats::SprtStatus;
@@ -252,6 +252,10 @@ async fn run_async(
     // run leaves no store behind.
     if let Some(config) = &file_config {
         config.check()?;
+        // So is an engine whose bench differs from the count the configuration states: it is
+        // another build than the run names (benched once; the check after opening is free).
+        let resolved = config.resolve(&base, 0)?;
+        verify_benches(config, &resolved.players).await?;
     }
     if let (Some(db), Some(config)) = (&args.db, &file_config) {
         return crate::fleet_cmd::match_queued(
@@ -301,6 +305,8 @@ async fn run_async(
         lock: _lock,
     } = opened;
     let spec = Arc::new(spec);
+    // A resumed run's engines are benched as a new one's are, before a game.
+    verify_benches(&config, &spec.players).await?;
     let before = store.totals(run).await?;
 
     let (cancel_tx, cancel_rx) = watch::channel(false);
@@ -958,6 +964,15 @@ impl LiveReport {
         .await
         .context("the report's thread")?
     }
+}
+
+/// Whether each engine of `config` that states a bench prints it here (`players` are its
+/// engines resolved on this machine, in its order).
+async fn verify_benches(config: &RunConfig, players: &[PlayerSpec]) -> anyhow::Result<()> {
+    let benches: Vec<Option<u64>> = config.engines.iter().map(|e| e.bench).collect();
+    arbiter_runner::bench::verify(players, &benches)
+        .await
+        .map_err(|why| anyhow::anyhow!("{why}"))
 }
 
 #[cfg(test)]

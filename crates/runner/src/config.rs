@@ -91,6 +91,11 @@ pub struct EngineConfig {
     pub params_file: Option<PathBuf>,
     #[serde(default)]
     pub params: BTreeMap<String, i64>,
+    /// The node count the engine's `bench` prints (its authors' `Bench: N`): the engine is
+    /// benched before the run's first game, on every machine that plays it, and a build
+    /// that prints another count is refused (see `crate::bench`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bench: Option<u64>,
     #[serde(flatten)]
     pub settings: EngineSettings,
 }
@@ -828,6 +833,7 @@ impl RunConfig {
         Ok(CheckedEngine {
             name: engine.name.clone(),
             program,
+            bench: engine.bench,
             timeouts: Timeouts {
                 ping: self.ping_ms.map(Duration::from_millis),
                 unclocked_move: move_timeout,
@@ -936,6 +942,8 @@ pub struct CheckedConfig {
 pub struct CheckedEngine {
     pub name: String,
     pub program: Program,
+    /// The bench node count the run expects of it, if it names one.
+    pub bench: Option<u64>,
     pub timeouts: Timeouts,
     pub restart: bool,
 }

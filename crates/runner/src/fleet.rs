@@ -31,6 +31,7 @@ use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, watch};
 
+use crate::bench;
 use crate::config::{CheckedConfig, ConfigError, Program, RunConfig};
 use crate::coordinator::{Coordinator, RunSetup};
 use crate::lifecycle::{fresh_seed, lineage};
@@ -1229,7 +1230,18 @@ async fn prepare(
         Err(reason) => return Ok(Err(reason)),
     };
     let signatures = store.adopt_signatures(run, &stored.mine).await?;
-    Ok(stored.finish(&found, &signatures, options, tuning))
+    let benches: Vec<Option<u64>> = stored.checked.engines.iter().map(|e| e.bench).collect();
+    let prepared = match stored.finish(&found, &signatures, options, tuning) {
+        Ok(prepared) => prepared,
+        Err(reason) => return Ok(Err(reason)),
+    };
+    // The bench signature, after the hash: the binary is the run's, and it prints the count
+    // its authors stated (a worker's build of the same commit that differs is caught here).
+    if let Err(reason) = bench::verify(&prepared.spec.play.players, &benches).await {
+        prepared.players.shutdown().await;
+        return Ok(Err(reason));
+    }
+    Ok(Ok(prepared))
 }
 
 /// Points each UCI engine this machine lacks at its artifact, if the fleet stores one under

@@ -11,7 +11,8 @@
 //! (the CPU pool, `block_on`, the game-thread flag); [`tc`] and [`adjudication`] are the clocks
 //! and the score-based rules; [`openings`] loads books and picks unit `k`'s opening from the
 //! seed; [`process`] owns an engine process and its timing; [`builtin`] is staunton in process;
-//! [`player`] puts both behind one interface; [`game`] plays one game. [`spec`] is the run's
+//! [`player`] puts both behind one interface; [`bench`] checks an engine's bench signature
+//! (the node count its `bench` prints); [`game`] plays one game. [`spec`] is the run's
 //! spec ([`spec::PlaySpec`] and [`spec::MatchSpec`]: who plays whom, and the pure arithmetic
 //! of its schedule); [`lines`] formats every line printed about a run (the typed records it
 //! prints from, a tournament's standings among them, are `arbiter_records`'); [`config`]
@@ -37,6 +38,7 @@
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod adjudication;
+pub mod bench;
 pub mod builtin;
 pub mod commlog;
 pub mod config;
@@ -215,6 +217,7 @@ mod module_graph {
         "process",
         "builtin",
         "player",
+        "bench",
         "game",
         "spec",
         "lines",
