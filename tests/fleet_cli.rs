@@ -1121,3 +1121,122 @@ fn a_worker_whose_engine_benches_otherwise_is_refused() {
     let runs = queued(&db);
     assert_eq!(runs[1].totals.pairs, 2, "{said}");
 }
+
+/// A git repository whose build (`sh build.sh`) copies staunton to `engine` and counts itself
+/// in `count` outside the repository; its commit's hash.
+fn engine_repository(dir: &Path, count: &Path) -> (PathBuf, String) {
+    let repo = dir.join("engine-src");
+    std::fs::create_dir(&repo).unwrap();
+    std::fs::write(
+        repo.join("build.sh"),
+        format!(
+            "set -e\necho built >> '{}'\ncp '{}' engine\nchmod +x engine\n",
+            count.display(),
+            staunton().display()
+        ),
+    )
+    .unwrap();
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.org"])
+            .args(args)
+            .current_dir(&repo)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
+        text(&out.stdout).trim().to_owned()
+    };
+    git(&["init", "--quiet"]);
+    git(&["add", "build.sh"]);
+    git(&["commit", "--quiet", "-m", "an engine"]);
+    let commit = git(&["rev-parse", "HEAD"]);
+    (repo, commit)
+}
+
+/// A worker builds an engine from its recipe (the repository at the commit, the command, the
+/// binary), benches it and plays it; a second run of the same recipe is played from the build
+/// it kept. A recipe that cannot be built is refused naming the failing step, and `arbiter
+/// match` without --db, and a recipe whose commit is a branch, are refused with 2.
+#[test]
+fn a_worker_builds_an_engine_from_its_recipe() {
+    let dir = tempfile::tempdir().unwrap();
+    let count = dir.path().join("count");
+    let (repo, commit) = engine_repository(dir.path(), &count);
+    let bench = staunton_bench();
+    let recipe = |commit: &str| {
+        let config = bench_config(dir.path(), bench);
+        let text = std::fs::read_to_string(&config).unwrap().replacen(
+            "cmd = \"./engine\"\nbench",
+            &format!(
+                "build = {{ repo = {:?}, commit = \"{commit}\", command = \"sh build.sh\", \
+                 binary = \"engine\" }}\nbench",
+                repo.display().to_string()
+            ),
+            1,
+        );
+        std::fs::write(&config, text).unwrap();
+    };
+    let db = dir.path().join("fleet.db").display().to_string();
+    let builds = dir.path().join("builds").display().to_string();
+    let work = |name: &str| {
+        arbiter(
+            &[
+                "worker",
+                "--db",
+                &db,
+                "--name",
+                name,
+                "--exit-when-idle",
+                "--lease",
+                "5",
+                "--builds",
+                &builds,
+            ],
+            dir.path(),
+        )
+    };
+    recipe(&commit);
+    for (run, worker) in [(0, "w1"), (1, "w2")] {
+        let submitted = arbiter(&["submit", "bench.toml", "--db", &db], dir.path());
+        assert!(submitted.status.success(), "{}", text(&submitted.stderr));
+        let played = work(worker);
+        let said = text(&played.stderr);
+        assert!(played.status.success(), "{said}");
+        assert_eq!(queued(&db)[run].totals.pairs, 2, "{said}");
+    }
+    let built = std::fs::read_to_string(&count).unwrap();
+    assert_eq!(built.lines().count(), 1, "built once, then kept: {built}");
+
+    // A commit the repository does not have: the worker says which step failed.
+    recipe(&"0".repeat(40));
+    let submitted = arbiter(&["submit", "bench.toml", "--db", &db], dir.path());
+    assert!(submitted.status.success(), "{}", text(&submitted.stderr));
+    let played = work("w3");
+    let said = text(&played.stderr);
+    assert!(played.status.success(), "{said}");
+    assert!(
+        said.contains("run 3 refused: engine a: building")
+            && said.contains("at 000000000000: `git -c advice.detachedHead=false checkout"),
+        "{said}"
+    );
+    assert_eq!(queued(&db)[2].totals, Totals::default());
+
+    // On this machine alone: refused, pointing at --db.
+    recipe(&commit);
+    let local = arbiter(&["match", "bench.toml"], dir.path());
+    assert_eq!(local.status.code(), Some(2), "{}", text(&local.stderr));
+    assert!(
+        text(&local.stderr).contains("engine a is built from source"),
+        "{}",
+        text(&local.stderr)
+    );
+    // A branch for a commit: refused, naming the field.
+    recipe("master");
+    let branch = arbiter(&["submit", "bench.toml", "--db", &db], dir.path());
+    assert_eq!(branch.status.code(), Some(2), "{}", text(&branch.stderr));
+    assert!(
+        text(&branch.stderr).contains("engine[a].build.commit"),
+        "{}",
+        text(&branch.stderr)
+    );
+}

@@ -151,6 +151,10 @@ pub struct WorkerArgs {
     /// hash (default: $XDG_CACHE_HOME/arbiter/artifacts, else ~/.cache/arbiter/artifacts).
     #[arg(long)]
     artifacts: Option<PathBuf>,
+    /// Where engines built from source (`[engine.build]`) are built and kept, one folder per
+    /// recipe (default: $XDG_CACHE_HOME/arbiter/builds, else ~/.cache/arbiter/builds).
+    #[arg(long)]
+    builds: Option<PathBuf>,
     /// The SQLite file where played batches wait until the fleet confirms them, and from which
     /// a restarted worker submits them (default with --server:
     /// $XDG_STATE_HOME/arbiter/spool-SERVER-NAME.db, else under ~/.local/state/arbiter/; with
@@ -190,12 +194,21 @@ fn default_spool(server: &str, name: &str) -> PathBuf {
 
 /// The user's cache of engines fetched as artifacts.
 fn default_artifacts() -> PathBuf {
+    user_cache().join("arbiter/artifacts")
+}
+
+/// The user's cache of engines built from source.
+fn default_builds() -> PathBuf {
+    user_cache().join("arbiter/builds")
+}
+
+/// `$XDG_CACHE_HOME`, else `~/.cache`, else the current folder.
+fn user_cache() -> PathBuf {
     std::env::var_os("XDG_CACHE_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
         .unwrap_or_else(|| PathBuf::from("."))
-        .join("arbiter/artifacts")
 }
 
 pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
@@ -462,6 +475,7 @@ pub fn worker(args: &WorkerArgs) -> anyhow::Result<ExitCode> {
         // the server's tuner makes it from what the batch played.
         tuner: Some(Arc::new(SpsaTuner) as Arc<dyn fleet::Tuner>),
         artifacts: args.artifacts.clone().unwrap_or_else(default_artifacts),
+        builds: args.builds.clone().unwrap_or_else(default_builds),
         spool: match (&args.spool, &args.server) {
             (Some(path), _) => Some(path.clone()),
             (None, Some(server)) => Some(default_spool(server, &name)),
@@ -671,6 +685,7 @@ pub async fn match_queued(
         // Its database is on hand: a batch not yet submitted is played again after a restart.
         spool: None,
         artifacts: default_artifacts(),
+        builds: default_builds(),
     };
     let (stop_tx, stop_rx) = watch::channel(false);
     let signal = Arc::new(std::sync::atomic::AtomicU8::new(0));

@@ -252,10 +252,20 @@ async fn run_async(
     // run leaves no store behind.
     if let Some(config) = &file_config {
         config.check()?;
+        if let (None, Some(built)) = (&args.db, config.engines.iter().find(|e| e.build.is_some())) {
+            bail!(
+                "engine {} is built from source (build = ...), which the fleet's workers do: \
+                 play it with --db FILE (this process then builds and plays it as a worker), \
+                 or give its cmd",
+                built.name
+            );
+        }
         // So is an engine whose bench differs from the count the configuration states: it is
         // another build than the run names (benched once; the check after opening is free).
-        let resolved = config.resolve(&base, 0)?;
-        verify_benches(config, &resolved.players).await?;
+        if args.db.is_none() {
+            let resolved = config.resolve(&base, 0)?;
+            verify_benches(config, &resolved.players).await?;
+        }
     }
     if let (Some(db), Some(config)) = (&args.db, &file_config) {
         return crate::fleet_cmd::match_queued(

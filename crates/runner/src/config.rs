@@ -96,8 +96,87 @@ pub struct EngineConfig {
     /// that prints another count is refused (see `crate::bench`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bench: Option<u64>,
+    /// A UCI engine built from source by each machine that plays it, instead of `cmd`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<BuildRecipe>,
     #[serde(flatten)]
     pub settings: EngineSettings,
+}
+
+/// How a machine builds an engine from source (`[engine.build]`): the repository cloned at
+/// one commit, a shell command run in its root, and the binary it leaves. Every worker builds
+/// the same source; the engine's signature is the recipe's, and its `bench`, if stated, is what
+/// tells a build that plays otherwise (another compiler, another machine's instructions).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BuildRecipe {
+    /// What `git clone` takes: a URL, or a path on the machines that build.
+    pub repo: String,
+    /// The full commit hash: a branch or a tag moves, and two workers would build two engines.
+    pub commit: String,
+    /// Run with `sh -c` in the checkout's root (`make -j EXE=engine`).
+    pub command: String,
+    /// The binary the command leaves, relative to the checkout's root.
+    pub binary: PathBuf,
+}
+
+impl BuildRecipe {
+    /// The engine's signature wherever it is built: the source, the command and the binary.
+    pub fn signature(&self) -> String {
+        let recipe = format!(
+            "{}\0{}\0{}\0{}",
+            self.repo,
+            self.commit,
+            self.command,
+            self.binary.display()
+        );
+        let short = &arbiter_store::sha256_hex(recipe.as_bytes())[..16];
+        format!("build:{}@{}#{short}", self.repo, self.commit)
+    }
+
+    /// What is wrong with the recipe as written, if anything: `(field, reason)`.
+    fn fault(&self) -> Option<(&'static str, String)> {
+        let hex = |c: char| c.is_ascii_hexdigit() && !c.is_ascii_uppercase();
+        if self.repo.trim().is_empty() {
+            return Some((
+                "repo",
+                "empty: a URL or path that git clone takes".to_owned(),
+            ));
+        }
+        if self.repo.starts_with('-') {
+            return Some((
+                "repo",
+                format!("{:?} would be read as a git option", self.repo),
+            ));
+        }
+        if !matches!(self.commit.len(), 40 | 64) || !self.commit.chars().all(hex) {
+            return Some((
+                "commit",
+                format!(
+                    "{:?}: expected a full commit hash (40 lowercase hex digits): a branch or a \
+                     tag moves, and two workers would build two engines",
+                    self.commit
+                ),
+            ));
+        }
+        if self.command.trim().is_empty() {
+            return Some(("command", "empty: the shell command that builds".to_owned()));
+        }
+        let inside = self
+            .binary
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+        if self.binary.as_os_str().is_empty() || !inside {
+            return Some((
+                "binary",
+                format!(
+                    "{}: expected a path inside the checkout (no leading /, no ..)",
+                    self.binary.display()
+                ),
+            ));
+        }
+        None
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -759,7 +838,24 @@ impl RunConfig {
             options.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
             options.push((name.clone(), value.clone()));
         }
-        let program = match (&engine.cmd, &engine.builtin) {
+        if let Some(recipe) = &engine.build {
+            if engine.cmd.is_some() || engine.builtin.is_some() {
+                return Err(invalid(
+                    field("build"),
+                    "give one of cmd, builtin and build",
+                ));
+            }
+            if let Some((part, reason)) = recipe.fault() {
+                return Err(invalid(field(&format!("build.{part}")), reason));
+            }
+        }
+        // A built engine plays as a UCI engine whose program is the recipe's binary, found in
+        // the machine's build when it is built (`crate::build`).
+        let cmd = engine
+            .cmd
+            .clone()
+            .or_else(|| engine.build.as_ref().map(|recipe| recipe.binary.clone()));
+        let program = match (&cmd, &engine.builtin) {
             (Some(_), Some(_)) => {
                 return Err(invalid(
                     field("cmd"),
@@ -834,6 +930,7 @@ impl RunConfig {
             name: engine.name.clone(),
             program,
             bench: engine.bench,
+            build: engine.build.clone(),
             timeouts: Timeouts {
                 ping: self.ping_ms.map(Duration::from_millis),
                 unclocked_move: move_timeout,
@@ -944,6 +1041,9 @@ pub struct CheckedEngine {
     pub program: Program,
     /// The bench node count the run expects of it, if it names one.
     pub bench: Option<u64>,
+    /// How it is built, for an engine built from source: its `Program::Uci` runs the recipe's
+    /// binary, relative until `crate::build` builds it on this machine.
+    pub build: Option<BuildRecipe>,
     pub timeouts: Timeouts,
     pub restart: bool,
 }
@@ -1361,6 +1461,64 @@ mod tests {
             let err = RunConfig::parse(&text, "t").unwrap().check().unwrap_err();
             assert!(err.to_string().starts_with(expected), "{err}");
         }
+    }
+
+    /// A build recipe is checked from its text: each fault names its field; a good one plays
+    /// as a UCI engine running the recipe's binary, signed by the recipe.
+    #[test]
+    fn a_build_recipe_is_checked_field_by_field() {
+        let with = |recipe: &str| {
+            MINIMAL.replace("cmd = \"stockfish\"", &format!("build = {{ {recipe} }}"))
+        };
+        let good = r#"repo = "https://example.org/e.git", commit = "0123456789abcdef0123456789abcdef01234567", command = "make", binary = "bin/e""#;
+        let checked = RunConfig::parse(&with(good), "t").unwrap().check().unwrap();
+        let engine = &checked.engines[1];
+        assert!(matches!(&engine.program, Program::Uci(p) if p.cmd == Path::new("bin/e")));
+        let signature = engine.build.as_ref().unwrap().signature();
+        assert!(
+            signature.starts_with("build:https://example.org/e.git@0123456789abcdef"),
+            "{signature}"
+        );
+        let fault = |recipe: String| {
+            RunConfig::parse(&with(&recipe), "t")
+                .unwrap()
+                .check()
+                .unwrap_err()
+                .to_string()
+        };
+        for (wrong, field) in [
+            (
+                good.replace("0123456789abcdef0123456789abcdef01234567", "main"),
+                "build.commit",
+            ),
+            (
+                good.replace("0123456789abcdef0123456789abcdef01234567", "0123456"),
+                "build.commit",
+            ),
+            (
+                good.replace("https://example.org/e.git", "--upload-pack=x"),
+                "build.repo",
+            ),
+            (good.replace("\"make\"", "\" \""), "build.command"),
+            (good.replace("bin/e", "../e"), "build.binary"),
+            (good.replace("bin/e", "/usr/bin/e"), "build.binary"),
+        ] {
+            let err = fault(wrong.clone());
+            assert!(
+                err.contains(&format!("engine[b].{field}")),
+                "{wrong}: {err}"
+            );
+        }
+        let both = MINIMAL.replace(
+            "cmd = \"stockfish\"",
+            &format!("cmd = \"stockfish\"\nbuild = {{ {good} }}"),
+        );
+        let err = RunConfig::parse(&both, "t")
+            .unwrap()
+            .check()
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("give one of cmd, builtin and build"), "{err}");
     }
 
     #[test]

@@ -31,7 +31,6 @@ use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, watch};
 
-use crate::bench;
 use crate::config::{CheckedConfig, ConfigError, Program, RunConfig};
 use crate::coordinator::{Coordinator, RunSetup};
 use crate::lifecycle::{fresh_seed, lineage};
@@ -39,6 +38,7 @@ use crate::play::{play_with, End, Event, Flow, MatchError, PairSink, PlayedPair,
 use crate::player::PlayerSpec;
 use crate::spec::{pairs_in, MatchSpec, PlaySpec, SprtJudge};
 use crate::tc::TimeControl;
+use crate::{bench, build};
 
 /// What stops a submit or a worker.
 #[derive(Debug, thiserror::Error)]
@@ -472,7 +472,7 @@ pub fn engine_binaries(
 ) -> Result<Vec<(String, PathBuf)>, FleetError> {
     let mut binaries = Vec::new();
     for engine in &checked.engines {
-        if let Program::Uci(process) = &engine.program {
+        if let (Program::Uci(process), None) = (&engine.program, &engine.build) {
             let path = program_path(base, &process.cmd)
                 .map_err(|why| FleetError::Refused(format!("engine {}: {why}", engine.name)))?;
             if !path.is_file() {
@@ -494,16 +494,18 @@ pub fn engine_binaries(
 }
 
 /// Each engine's signature where this machine has its binary (a UCI engine's SHA-256, or
-/// staunton's build), else none: the first worker's is adopted.
+/// staunton's build), else none: the first worker's is adopted. An engine built from source
+/// is signed by its recipe everywhere.
 fn signatures_here(checked: &CheckedConfig, base: &Path) -> Vec<Option<String>> {
     checked
         .engines
         .iter()
-        .map(|engine| match &engine.program {
-            Program::Uci(process) => program_path(base, &process.cmd)
+        .map(|engine| match (&engine.program, &engine.build) {
+            (_, Some(recipe)) => Some(recipe.signature()),
+            (Program::Uci(process), None) => program_path(base, &process.cmd)
                 .ok()
                 .and_then(|p| binary_signature(&p).ok()),
-            Program::Staunton { .. } => Some(staunton_signature()),
+            (Program::Staunton { .. }, None) => Some(staunton_signature()),
         })
         .collect()
 }
@@ -626,6 +628,8 @@ pub struct WorkerOptions {
     pub tuner: Option<Arc<dyn Tuner>>,
     /// Where engines fetched as artifacts are cached, by hash.
     pub artifacts: PathBuf,
+    /// Where engines built from source are built and kept, by recipe.
+    pub builds: PathBuf,
     /// Where played batches wait for the fleet's confirmation ([`Spool`]), so that a worker
     /// killed while the fleet is out of reach submits them when it starts again; none to keep
     /// them in memory only.
@@ -813,7 +817,7 @@ async fn work_body(
                 old.players.shutdown().await;
             }
             let ready = retrying("reading the run", events, &cancel, || {
-                prepare(&*store, lease.run, options)
+                prepare(&*store, &lease, options)
             })
             .await?;
             let ready = match ready {
@@ -1192,9 +1196,10 @@ where
 /// error is why this worker cannot play it; the outer one, the store's.
 async fn prepare(
     store: &dyn Coordinator,
-    run: RunId,
+    lease: &Lease,
     options: &WorkerOptions,
 ) -> Result<Result<Prepared, String>, StoreError> {
+    let run = lease.run;
     let RunSetup {
         run: found,
         tuning: setup,
@@ -1225,11 +1230,19 @@ async fn prepare(
     {
         return Ok(Err(reason));
     }
-    let stored = match prepare_here(&found, config, files, options) {
+    let mut stored = match prepare_here(&found, config, files, options) {
         Ok(here) => here,
         Err(reason) => return Ok(Err(reason)),
     };
     let signatures = store.adopt_signatures(run, &stored.mine).await?;
+    // Engines built from source are built (or found built) now, the batch's lease kept.
+    let built = holding(store, lease, options, async {
+        build::build_engines(&mut stored.checked, &options.builds).await
+    })
+    .await;
+    if let Err(reason) = built {
+        return Ok(Err(reason));
+    }
     let benches: Vec<Option<u64>> = stored.checked.engines.iter().map(|e| e.bench).collect();
     let prepared = match stored.finish(&found, &signatures, options, tuning) {
         Ok(prepared) => prepared,
@@ -1237,11 +1250,36 @@ async fn prepare(
     };
     // The bench signature, after the hash: the binary is the run's, and it prints the count
     // its authors stated (a worker's build of the same commit that differs is caught here).
-    if let Err(reason) = bench::verify(&prepared.spec.play.players, &benches).await {
+    let benched = holding(store, lease, options, async {
+        bench::verify(&prepared.spec.play.players, &benches).await
+    })
+    .await;
+    if let Err(reason) = benched {
         prepared.players.shutdown().await;
         return Ok(Err(reason));
     }
     Ok(Ok(prepared))
+}
+
+/// Runs `work` while keeping `lease` (a heartbeat every third of it): a build or a bench may
+/// take longer than a lease. A heartbeat that fails is not acted on here; the batch's play
+/// finds the lease gone at its first heartbeat.
+async fn holding<T>(
+    store: &dyn Coordinator,
+    lease: &Lease,
+    options: &WorkerOptions,
+    work: impl std::future::Future<Output = T>,
+) -> T {
+    let lease_ms = i64::try_from(options.lease.as_millis()).unwrap_or(i64::MAX);
+    let mut work = std::pin::pin!(work);
+    loop {
+        tokio::select! {
+            done = &mut work => return done,
+            () = tokio::time::sleep(options.lease / 3) => {
+                let _ = store.heartbeat(lease, lease_ms).await;
+            }
+        }
+    }
 }
 
 /// Points each UCI engine this machine lacks at its artifact, if the fleet stores one under
@@ -1351,8 +1389,9 @@ fn prepare_here(
     let mine: Vec<String> = checked
         .engines
         .iter()
-        .map(|engine| match &engine.program {
-            Program::Uci(process) => {
+        .map(|engine| match (&engine.program, &engine.build) {
+            (_, Some(recipe)) => Ok(recipe.signature()),
+            (Program::Uci(process), None) => {
                 let path = program_path(Path::new("."), &process.cmd)
                     .map_err(|why| format!("engine {}: {why}", engine.name))?;
                 binary_signature(&path).map_err(|e| {
@@ -1363,7 +1402,7 @@ fn prepare_here(
                     )
                 })
             }
-            Program::Staunton { .. } => Ok(staunton_signature()),
+            (Program::Staunton { .. }, None) => Ok(staunton_signature()),
         })
         .collect::<Result<_, String>>()?;
     Ok(Resolved { checked, mine })

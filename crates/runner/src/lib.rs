@@ -18,6 +18,7 @@
 //! prints from, a tournament's standings among them, are `arbiter_records`'); [`config`]
 //! reads a run (TOML, or cutechess/fastchess flags in [`config::cutechess`]), checks it from
 //! its text alone, and resolves it on the machine that plays it into a [`spec::MatchSpec`];
+//! [`build`] builds an engine from source where a configuration gives a recipe;
 //! [`lifecycle`] opens, resumes or creates the stored run a configuration names, the same way
 //! for every command, and upgrades a run an older arbiter stored; [`render`] writes a game's
 //! PGN and JSON; [`play`] is the play step (units in, finished pairs pushed into a
@@ -39,6 +40,7 @@
 
 pub mod adjudication;
 pub mod bench;
+pub mod build;
 pub mod builtin;
 pub mod commlog;
 pub mod config;
@@ -222,6 +224,7 @@ mod module_graph {
         "spec",
         "lines",
         "config",
+        "build",
         "render",
         "play",
         "sinks",
