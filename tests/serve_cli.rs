@@ -453,6 +453,64 @@ fn dashboard(server: &Server, path: &str, png: &Path) -> String {
     text(&dom.stdout)
 }
 
+/// A follower of the dashboard's `GET /events` (HTTP/1.0: the stream unchunked).
+struct LiveEvents {
+    lines: std::io::Lines<BufReader<TcpStream>>,
+}
+
+impl LiveEvents {
+    fn follow(server: &Server) -> LiveEvents {
+        let mut stream = TcpStream::connect(&server.address).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .unwrap();
+        stream
+            .write_all(b"GET /events HTTP/1.0\r\nAccept: text/event-stream\r\n\r\n")
+            .unwrap();
+        let mut lines = BufReader::new(stream).lines();
+        let status = lines.next().unwrap().unwrap();
+        assert!(status.contains(" 200 "), "{status}");
+        let headers: Vec<String> = lines
+            .by_ref()
+            .map_while(Result::ok)
+            .take_while(|line| !line.is_empty())
+            .collect();
+        assert!(
+            headers
+                .iter()
+                .any(|h| h.eq_ignore_ascii_case("content-type: text/event-stream")),
+            "{headers:?}"
+        );
+        LiveEvents { lines }
+    }
+
+    /// The next `live` event's data, within the read timeout.
+    fn next(&mut self) -> String {
+        let mut event = None;
+        for line in self.lines.by_ref() {
+            let line = line.expect("an event within a minute");
+            if let Some(name) = line.strip_prefix("event: ") {
+                event = Some(name.to_owned());
+            } else if let Some(data) = line.strip_prefix("data: ") {
+                if event.as_deref() == Some("live") {
+                    return data.to_owned();
+                }
+            }
+        }
+        panic!("the event stream ended");
+    }
+
+    /// The first `live` event for which `wanted` holds, skipping older states.
+    fn until(&mut self, wanted: impl Fn(&str) -> bool) -> String {
+        loop {
+            let data = self.next();
+            if wanted(&data) {
+                return data;
+            }
+        }
+    }
+}
+
 /// The text of the table row of run `name` in the dashboard's DOM, cells separated by `|`.
 fn row_of(dom: &str, name: &str) -> String {
     let at = dom
@@ -491,7 +549,14 @@ fn the_dashboard_shows_each_state_of_a_run_with_the_stores_numbers() {
     assert!(dom.contains("No worker has registered."), "{dom}");
     assert!(
         dom.contains("http-equiv=\"refresh\""),
-        "a running run reloads the page"
+        "without script, a running run reloads the page"
+    );
+    // Live: the page's section as the events give it, now and after the fleet changes.
+    let mut live = LiveEvents::follow(&server);
+    let first = live.next();
+    assert!(
+        first.contains(">queued<") && first.contains("No worker has registered."),
+        "{first}"
     );
     // Running: a worker holds a batch.
     let w = token(&db_url, "w", TokenScope::Worker);
@@ -501,6 +566,8 @@ fn the_dashboard_shows_each_state_of_a_run_with_the_stores_numbers() {
     let claim = format!(r#"{{"worker": {worker}, "lease_ms": 60000}}"#);
     let (status, lease) = http(&server, "POST", "/claim", Some(&w), Some(claim.as_bytes()));
     assert_eq!(status, 200, "{lease}");
+    let event = live.until(|data| data.contains(">running<"));
+    assert!(event.contains("&lt;b&gt;w1&lt;/b&gt;"), "{event}");
     let dom = dashboard(&server, "/", &dir.path().join("running.png"));
     let row = row_of(&dom, name);
     let queue = snapshot(&db_url).0;

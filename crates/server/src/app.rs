@@ -39,6 +39,9 @@ pub struct AppState {
     rules: Arc<Mutex<HashMap<RunId, RunRule>>>,
     tuner: Option<Arc<dyn Tuner>>,
     plans: Arc<Mutex<HashMap<RunId, Arc<dyn TuningPlan>>>>,
+    /// The dashboard's live section as the process's one watcher last published it, started
+    /// by the first page that follows it.
+    live: Arc<std::sync::OnceLock<tokio::sync::watch::Receiver<Arc<String>>>>,
 }
 
 impl AppState {
@@ -51,7 +54,23 @@ impl AppState {
             rules: Arc::default(),
             tuner,
             plans: Arc::default(),
+            live: Arc::default(),
         }
+    }
+
+    /// The live section's updates, from a `watcher` started on the first call.
+    pub(crate) fn live<F, W>(&self, watcher: W) -> tokio::sync::watch::Receiver<Arc<String>>
+    where
+        W: FnOnce(AppState, tokio::sync::watch::Sender<Arc<String>>) -> F,
+        F: std::future::Future<Output = ()> + Send + 'static,
+    {
+        self.live
+            .get_or_init(|| {
+                let (publish, updates) = tokio::sync::watch::channel(Arc::new(String::new()));
+                tokio::spawn(watcher(self.clone(), publish));
+                updates
+            })
+            .clone()
     }
 
     /// The fleet's database.
@@ -139,6 +158,7 @@ pub fn router(state: AppState) -> Router {
         .fallback(not_found);
     Router::new()
         .route("/", get(dashboard::index))
+        .route("/events", get(dashboard::events))
         .route("/runs/{run}", get(dashboard::run_page))
         .nest(PREFIX, api)
         .fallback(not_found)

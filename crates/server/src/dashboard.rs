@@ -1,35 +1,112 @@
 //! The read-only dashboard, served by the same process as the API: the runs with their state,
 //! games, Elo and LLR, the workers with their last contact, and each run's report with its
-//! charts. Plain HTML and inline SVG, no script: a page refreshes itself while something runs
-//! (polling, which every browser and proxy understands), and reads on a phone.
+//! charts. Plain HTML and inline SVG that reads on a phone. The runs page is live: a few lines
+//! of script follow `GET /events` (server-sent events) and put each new state of the runs and
+//! workers in place as the fleet changes; without script (or through a proxy that buffers
+//! events) the page reloads itself while something runs. A report's page reloads itself.
 //!
 //! It needs no token, as fishtest's and OpenBench's pages do not: it shows what the fleet
 //! plays, never a secret (no configuration text, no database URL), and changes nothing.
 
+use std::convert::Infallible;
 use std::fmt::Write as _;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use arbiter_report::{Report, RunData, TuningData, TuningReport};
 use arbiter_runner::fleet::{progress, RunProgress};
 use arbiter_store::{QueuedRun, RunState, Worker};
 use axum::extract::State;
 use axum::http::StatusCode;
+use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::Html;
+use futures_util::Stream;
+use tokio::sync::watch;
 
 use crate::app::{AppState, Refusal, RunPath};
 
 /// How often a page that shows something running reloads itself.
 pub const REFRESH_SECONDS: u32 = 10;
 
+/// How often the server looks at the fleet for the live page.
+pub const LOOK_EVERY: Duration = Duration::from_secs(2);
+
+/// The longest a live page goes without a new state (its workers' "last contact" ages).
+pub const FRESH_EVERY: Duration = Duration::from_secs(30);
+
 /// `GET /`: the runs and the workers.
 pub async fn index(State(state): State<AppState>) -> Result<Html<String>, Refusal> {
     let store = state.store();
     let runs = store.queued_runs().await?;
     let workers = store.workers().await?;
-    let now_ms = SystemTime::now()
+    Ok(Html(index_page(&runs, &workers, now_ms())))
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
-    Ok(Html(index_page(&runs, &workers, now_ms)))
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// `GET /events`: the live part of the runs page (`live` events, its HTML), sent when the runs
+/// or the workers change and at least every [`FRESH_EVERY`]. One watcher per server process
+/// reads the fleet every [`LOOK_EVERY`], however many pages follow it.
+pub async fn events(
+    State(state): State<AppState>,
+) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    let updates = state.live(watch_fleet);
+    let stream =
+        futures_util::stream::unfold((updates, true), |(mut updates, mut first)| async move {
+            loop {
+                if !first && updates.changed().await.is_err() {
+                    return None;
+                }
+                first = false;
+                let live = updates.borrow_and_update().clone();
+                // Nothing published yet: the watcher's first look is on its way.
+                if live.is_empty() {
+                    continue;
+                }
+                let event = Event::default().event("live").data(live.as_str());
+                return Some((Ok(event), (updates, false)));
+            }
+        });
+    Sse::new(stream).keep_alive(KeepAlive::default())
+}
+
+/// The watcher behind [`events`]: reads the runs and the workers every [`LOOK_EVERY`] and
+/// publishes the live section when what it shows changed, or [`FRESH_EVERY`] after the last.
+/// A database that does not answer is skipped over; the pages keep their last state.
+async fn watch_fleet(state: AppState, publish: watch::Sender<Arc<String>>) {
+    let mut shown: Option<(String, std::time::Instant)> = None;
+    loop {
+        // No page follows (the one receiver left is the state's own): only wait.
+        if publish.receiver_count() <= 1 {
+            shown = None;
+            tokio::time::sleep(LOOK_EVERY).await;
+            continue;
+        }
+        let store = state.store();
+        if let (Ok(runs), Ok(workers)) = (store.queued_runs().await, store.workers().await) {
+            // What the section shows, without the ages that move every second.
+            let seen = format!(
+                "{}|{:?}",
+                serde_json::to_string(&runs).unwrap_or_default(),
+                workers
+                    .iter()
+                    .map(|w| (w.id, &w.info.name, &w.info.host))
+                    .collect::<Vec<_>>()
+            );
+            let stale = shown
+                .as_ref()
+                .is_none_or(|(last, at)| *last != seen || at.elapsed() >= FRESH_EVERY);
+            if stale {
+                let _ = publish.send(Arc::new(live_section(&runs, &workers, now_ms())));
+                shown = Some((seen, std::time::Instant::now()));
+            }
+        }
+        tokio::time::sleep(LOOK_EVERY).await;
+    }
 }
 
 /// `GET /runs/{run}`: the run's report (a match's games and charts, a tuning run's values), as
@@ -110,7 +187,8 @@ th,td{padding:0.3rem 0.5rem;border-bottom:1px solid #ddd;text-align:right;white-
 th:nth-child(2),td:nth-child(2){text-align:left}a{color:#0645ad}.h1{color:#176117;font-weight:600}\
 .h0{color:#a31515;font-weight:600}.muted{color:#777}svg{vertical-align:middle}";
 
-/// The dashboard's page: runs, then workers, with when it was made.
+/// The dashboard's page: runs, then workers, with when it was made; live through
+/// [`events`], reloading itself without script while a run runs.
 pub fn index_page(runs: &[QueuedRun], workers: &[Worker], now_ms: i64) -> String {
     let running = runs
         .iter()
@@ -120,15 +198,30 @@ pub fn index_page(runs: &[QueuedRun], workers: &[Worker], now_ms: i64) -> String
     if running {
         let _ = write!(
             page,
-            "<meta http-equiv=\"refresh\" content=\"{REFRESH_SECONDS}\">"
+            "<noscript><meta http-equiv=\"refresh\" content=\"{REFRESH_SECONDS}\"></noscript>"
         );
     }
     let _ = write!(
         page,
-        "<title>arbiter: {} runs</title><style>{STYLE}</style></head><body><h1>arbiter</h1>",
-        runs.len()
+        "<title>arbiter: {} runs</title><style>{STYLE}</style></head><body><h1>arbiter</h1>\
+         <div id=\"live\">{}</div><script>{LIVE_SCRIPT}</script></body></html>",
+        runs.len(),
+        live_section(runs, workers, now_ms)
     );
-    page.push_str("<h2>Runs</h2>");
+    page
+}
+
+/// Follows `/events` and puts each state in place; a dropped connection is retried by the
+/// browser itself.
+const LIVE_SCRIPT: &str = "if(window.EventSource){new EventSource('/events')\
+.addEventListener('live',function(e){document.getElementById('live').innerHTML=e.data;});}";
+
+/// The part of the runs page that changes: the runs, the workers and when it was made.
+pub fn live_section(runs: &[QueuedRun], workers: &[Worker], now_ms: i64) -> String {
+    let running = runs
+        .iter()
+        .any(|queued| matches!(queued.run.state, RunState::Running));
+    let mut page = String::from("<h2>Runs</h2>");
     if runs.is_empty() {
         page.push_str("<p class=\"muted\">No run is queued.</p>");
     } else {
@@ -166,12 +259,12 @@ pub fn index_page(runs: &[QueuedRun], workers: &[Worker], now_ms: i64) -> String
     }
     let _ = write!(
         page,
-        "<p class=\"muted\">Made at {} UTC{}.</p></body></html>",
+        "<p class=\"muted\">Made at {} UTC{}.</p>",
         clock(now_ms),
         if running {
-            format!("; reloads every {REFRESH_SECONDS} s while a run runs")
+            "; live while a run runs"
         } else {
-            String::new()
+            ""
         }
     );
     page
