@@ -9,6 +9,7 @@
 //! [`Position`] is validated, with a typed [`PositionError`] naming the broken rule. Moves come
 //! from the legal move generator ([`Position::legal_moves`]) or from parsing UCI and SAN
 //! against a position. [`Game`] adds history and answers how a game ends under a [`RuleSet`].
+//! [`polyglot`] reads and writes Polyglot opening books with the format's own keys.
 
 // A library speaks through its caller (events, writers, errors); the terminal is the binary's.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
@@ -25,6 +26,8 @@ mod moves;
 pub mod perft;
 pub mod pgn;
 mod piece;
+pub mod polyglot;
+mod polyglot_random;
 mod position;
 pub mod san;
 mod setup;
