@@ -148,7 +148,7 @@ pub struct PolyglotBook {
 impl PolyglotBook {
     /// Reads a book's bytes: whole entries, sorted by key.
     pub fn from_bytes(bytes: &[u8]) -> Result<PolyglotBook, PolyglotError> {
-        if bytes.len() % 16 != 0 {
+        if !bytes.len().is_multiple_of(16) {
             return Err(PolyglotError::Length(bytes.len()));
         }
         let entries: Vec<BookEntry> = bytes
