@@ -750,3 +750,66 @@ fn an_error_exit_leaves_the_exports_as_the_store_holds_them() {
     let summary: RunSummary = serde_json::from_str(lines[games]).unwrap();
     assert_eq!(summary.verdict, RunOutcome::Stopped);
 }
+
+/// A Polyglot book as the openings (`format=polyglot`, cut at `plies`): each game starts with the book's moves, tagged `{book}`, the entry naming the
+/// line. The book is written here with the format's keys (checked in the rules crate against
+/// the published ones).
+#[test]
+fn a_polyglot_book_opens_the_games() {
+    use arbiter_rules::polyglot::{encode_move, polyglot_key, BookEntry, PolyglotBook};
+    use arbiter_rules::uci::parse_uci_move;
+    use arbiter_rules::Position;
+    let dir = tempfile::tempdir().unwrap();
+    let entries = [
+        (&[][..], "e2e4", 5),
+        (&[][..], "d2d4", 1),
+        (&["e2e4"][..], "c7c5", 4),
+        (&["e2e4", "c7c5"][..], "g1f3", 1),
+        (&["d2d4"][..], "g8f6", 1),
+        (&["d2d4", "g8f6"][..], "c2c4", 1),
+    ]
+    .iter()
+    .map(|(line, mv, weight)| {
+        let mut pos = Position::starting();
+        for text in *line {
+            let played = parse_uci_move(&pos, text).unwrap();
+            pos.play_unchecked(played);
+        }
+        BookEntry {
+            key: polyglot_key(&pos),
+            raw_move: encode_move(parse_uci_move(&pos, mv).unwrap()),
+            weight: *weight,
+            learn: 0,
+        }
+    })
+    .collect();
+    std::fs::write(
+        dir.path().join("book.bin"),
+        PolyglotBook::from_entries(entries).to_bytes(),
+    )
+    .unwrap();
+    let line = "-engine builtin=staunton name=dev -engine builtin=staunton name=base \
+                -each tc=inf nodes=200 hash=0 -maxmoves 30 -rounds 4 -store runs.db \
+                -openings file=book.bin format=polyglot plies=3 order=sequential";
+    let out = arbiter(line, dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let games = pgn_of_run(dir.path());
+    assert_eq!(games.len(), 8);
+    let mut lines = std::collections::BTreeSet::new();
+    for game in &games {
+        let one_line = game.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert_eq!(game.matches("{book}").count(), 3, "{game}");
+        assert!(
+            one_line.contains("1. e4 {book} 1... c5 {book} 2. Nf3 {book}")
+                || one_line.contains("1. d4 {book} 1... Nf6 {book} 2. c4 {book}"),
+            "{game}"
+        );
+        assert!(tag(game, "BookEntry").starts_with("book.bin#"), "{game}");
+        lines.insert(tag(game, "BookEntry").to_owned());
+    }
+    assert_eq!(
+        lines.len(),
+        2,
+        "both lines of the book are played: {lines:?}"
+    );
+}

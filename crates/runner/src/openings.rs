@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use arbiter_rules::epd::Epd;
 use arbiter_rules::pgn::PgnReader;
+use arbiter_rules::polyglot::PolyglotBook;
 use arbiter_rules::{Game, Move, Odds, Position, RuleSet};
 
 /// A start for a game pair: a position and the book moves both engines are shown before they
@@ -47,6 +48,19 @@ pub enum BookFormat {
     #[default]
     Epd,
     Pgn,
+    /// A Polyglot `.bin` book, walked from the standard position (see [`read_polyglot`]).
+    Polyglot,
+}
+
+/// How a walk through a Polyglot book picks each move.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BookChoice {
+    /// At random in proportion to the entries' weights, as engines play their books.
+    #[default]
+    Random,
+    /// The heaviest entry every time: the book's main line, one opening.
+    Best,
 }
 
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -69,9 +83,13 @@ pub struct BookSpec {
     pub format: Option<BookFormat>,
     #[serde(default)]
     pub order: BookOrder,
-    /// For PGN books: how many plies of each game to use (all if unset).
+    /// For PGN books: how many plies of each game to use (all if unset); for Polyglot books
+    /// how deep each walk goes ([`POLYGLOT_PLIES`] if unset).
     #[serde(default)]
     pub plies: Option<usize>,
+    /// For Polyglot books: how each move of a walk is picked.
+    #[serde(default)]
+    pub choice: Option<BookChoice>,
     /// 1-based index of the first opening to play.
     #[serde(default)]
     pub start: Option<usize>,
@@ -156,6 +174,11 @@ impl Book {
                     BookFormat::Pgn => {
                         read_pgn(path, spec.plies, spec.skip_invalid, &mut warnings)?
                     }
+                    BookFormat::Polyglot => read_polyglot(
+                        path,
+                        spec.plies.unwrap_or(POLYGLOT_PLIES),
+                        spec.choice.unwrap_or_default(),
+                    )?,
                 }
             }
             (None, None) => vec![Opening::startpos()],
@@ -298,8 +321,103 @@ fn splitmix(mut z: u64) -> u64 {
 fn guess_format(path: &Path) -> BookFormat {
     match path.extension().and_then(|e| e.to_str()) {
         Some(ext) if ext.eq_ignore_ascii_case("pgn") => BookFormat::Pgn,
+        Some(ext) if ext.eq_ignore_ascii_case("bin") => BookFormat::Polyglot,
         _ => BookFormat::Epd,
     }
+}
+
+/// How deep a walk through a Polyglot book goes when `plies` is not given: eight moves each.
+pub const POLYGLOT_PLIES: usize = 16;
+
+/// The most distinct lines taken from a Polyglot book.
+pub const POLYGLOT_LINES: usize = 4096;
+
+/// A Polyglot book as a list of openings: walks from the standard position, each move picked
+/// by `choice` among the book's legal entries (weight 0 entries only when no other is left,
+/// as Polyglot does), until `plies` or the book's end. Walk `i` draws from a generator seeded
+/// by `i` alone, so the list (and with the run's seed, opening `k`) is the same on every
+/// machine; repeated lines are dropped, up to [`POLYGLOT_LINES`] distinct ones.
+pub fn read_polyglot(
+    path: &Path,
+    plies: usize,
+    choice: BookChoice,
+) -> Result<Vec<Opening>, BookError> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| BookError::Io {
+        path: name.clone(),
+        reason: e.to_string(),
+    })?;
+    let book = PolyglotBook::from_bytes(&bytes).map_err(|e| BookError::Io {
+        path: name.clone(),
+        reason: e.to_string(),
+    })?;
+    let start = Position::starting();
+    if book.moves(&start).is_empty() {
+        return Err(BookError::Io {
+            path: name,
+            reason: "it has no move for the standard starting position".to_owned(),
+        });
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut openings = Vec::new();
+    let mut fruitless = 0;
+    for walk in 0..(8 * POLYGLOT_LINES) as u64 {
+        let mut state = splitmix(walk ^ 0x706F_6C79_676C_6F74);
+        let mut pos = start;
+        let mut moves = Vec::new();
+        while moves.len() < plies {
+            let choices = book.moves(&pos);
+            let Some(&(mv, _)) = (match choice {
+                // The first of the heaviest: Polyglot writes them heaviest first.
+                BookChoice::Best => choices.iter().rev().max_by_key(|(_, weight)| *weight),
+                BookChoice::Random => {
+                    state = splitmix(state);
+                    weighted(&choices, state)
+                }
+            }) else {
+                break;
+            };
+            pos.play_unchecked(mv);
+            moves.push(mv);
+        }
+        if seen.insert(moves.clone()) {
+            fruitless = 0;
+            openings.push(Opening {
+                start,
+                moves,
+                source: format!("{name}#{}", openings.len() + 1),
+            });
+            if openings.len() == POLYGLOT_LINES || choice == BookChoice::Best {
+                break;
+            }
+        } else {
+            fruitless += 1;
+            // The book's lines to this depth are (nearly) all found.
+            if fruitless == 512 {
+                break;
+            }
+        }
+    }
+    Ok(openings)
+}
+
+/// The entry `draw` lands on with probability proportional to its weight (uniform among
+/// weight-0 entries when every weight is 0).
+fn weighted(choices: &[(Move, u16)], draw: u64) -> Option<&(Move, u16)> {
+    let total: u64 = choices.iter().map(|(_, w)| u64::from(*w)).sum();
+    if total == 0 {
+        return choices.get((draw % choices.len().max(1) as u64) as usize);
+    }
+    let mut at = draw % total;
+    choices.iter().find(|(_, w)| {
+        let w = u64::from(*w);
+        if at < w {
+            true
+        } else {
+            at -= w;
+            false
+        }
+    })
 }
 
 fn open(path: &Path) -> Result<BufReader<File>, BookError> {
@@ -550,5 +668,103 @@ mod book_tests {
         assert_eq!(Book::load(&spec(epd.path())).unwrap().len(), 3);
         let pgn = file("\u{feff}[Event \"x\"]\n\n1. e4 e5 *\n", ".pgn");
         assert_eq!(Book::load(&spec(pgn.path())).unwrap().len(), 1);
+    }
+
+    fn polyglot(entries: &[(&[&str], &str, u16)]) -> tempfile::NamedTempFile {
+        use arbiter_rules::polyglot::{encode_move, polyglot_key, BookEntry};
+        let entries = entries
+            .iter()
+            .map(|(line, mv, weight)| {
+                let mut pos = Position::starting();
+                for text in *line {
+                    let played = arbiter_rules::uci::parse_uci_move(&pos, text).unwrap();
+                    pos.play_unchecked(played);
+                }
+                let mv = arbiter_rules::uci::parse_uci_move(&pos, mv).unwrap();
+                BookEntry {
+                    key: polyglot_key(&pos),
+                    raw_move: encode_move(mv),
+                    weight: *weight,
+                    learn: 0,
+                }
+            })
+            .collect();
+        let mut f = tempfile::Builder::new().suffix(".bin").tempfile().unwrap();
+        f.write_all(&PolyglotBook::from_entries(entries).to_bytes())
+            .unwrap();
+        f
+    }
+
+    fn lines(book: &Book) -> Vec<String> {
+        let mut lines: Vec<String> = (0..book.len())
+            .map(|i| {
+                let opening = book.opening(i);
+                let mut pos = opening.start;
+                let mut text = Vec::new();
+                for &mv in &opening.moves {
+                    text.push(arbiter_rules::uci::move_to_uci(Some(mv)));
+                    pos.play_unchecked(mv);
+                }
+                text.join(" ")
+            })
+            .collect();
+        lines.sort();
+        lines
+    }
+
+    /// A Polyglot book is walked into its distinct lines (weighted at random, or the main line
+    /// with `best`), to `plies`; a book that is not one, or that lacks the start, is refused.
+    #[test]
+    fn a_polyglot_book_is_walked_into_its_lines() {
+        let book = polyglot(&[
+            (&[], "e2e4", 3),
+            (&[], "d2d4", 1),
+            (&["e2e4"], "e7e5", 2),
+            (&["e2e4"], "c7c5", 2),
+            (&["d2d4"], "d7d5", 1),
+            (&["e2e4", "e7e5"], "g1f3", 1),
+        ]);
+        let spec = |plies, choice| BookSpec {
+            file: Some(book.path().to_owned()),
+            plies,
+            choice,
+            ..BookSpec::default()
+        };
+        let all = Book::load(&spec(None, None)).unwrap();
+        assert_eq!(
+            lines(&all),
+            ["d2d4 d7d5", "e2e4 c7c5", "e2e4 e7e5 g1f3"],
+            "every line, each to the book's end"
+        );
+        assert!(all.opening(0).source.ends_with(".bin#1"));
+        let short = Book::load(&spec(Some(1), None)).unwrap();
+        assert_eq!(lines(&short), ["d2d4", "e2e4"]);
+        let best = Book::load(&spec(None, Some(BookChoice::Best))).unwrap();
+        assert_eq!(
+            lines(&best),
+            ["e2e4 e7e5 g1f3"],
+            "the heaviest, the first of equals"
+        );
+
+        let mut torn = tempfile::Builder::new().suffix(".bin").tempfile().unwrap();
+        torn.write_all(&[0; 20]).unwrap();
+        let err = Book::load(&BookSpec {
+            file: Some(torn.path().to_owned()),
+            ..BookSpec::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("20 bytes is not a whole number"), "{err}");
+        let elsewhere = polyglot(&[(&["e2e4"], "e7e5", 1)]);
+        let err = Book::load(&BookSpec {
+            file: Some(elsewhere.path().to_owned()),
+            ..BookSpec::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("no move for the standard starting position"),
+            "{err}"
+        );
     }
 }

@@ -19,7 +19,7 @@ use std::str::FromStr;
 use crate::adjudication::{DrawRule, ResignRule};
 use crate::commlog::{Level, LogConfig, LEVELS};
 use crate::config::{EngineConfig, RunConfig, SprtConfig};
-use crate::openings::{BookFormat, BookOrder, BookSpec};
+use crate::openings::{BookChoice, BookFormat, BookOrder, BookSpec};
 use crate::spec::SprtJudge;
 use crate::tc::TimeControl;
 use arbiter_stats::EloModel;
@@ -540,6 +540,7 @@ const OPENINGS_KEYS: &[&str] = &[
     "format",
     "order",
     "plies",
+    "choice",
     "start",
     "policy",
     "odds",
@@ -973,7 +974,12 @@ impl<'a> Parser<'a> {
                     book.format = Some(match group.value_of(&pair)? {
                         "epd" => BookFormat::Epd,
                         "pgn" => BookFormat::Pgn,
-                        _ => return Err(group.invalid(token, "format=epd or format=pgn")),
+                        "polyglot" => BookFormat::Polyglot,
+                        _ => {
+                            return Err(
+                                group.invalid(token, "format=epd, format=pgn or format=polyglot")
+                            )
+                        }
                     })
                 }
                 "order" => {
@@ -984,6 +990,13 @@ impl<'a> Parser<'a> {
                     }
                 }
                 "plies" => book.plies = Some(group.pair_number(&pair, "plies=N")?),
+                "choice" => {
+                    book.choice = Some(match group.value_of(&pair)? {
+                        "random" => BookChoice::Random,
+                        "best" => BookChoice::Best,
+                        _ => return Err(group.invalid(token, "choice=random or choice=best")),
+                    })
+                }
                 "start" => {
                     let expected = "start=N, N at least 1";
                     book.start = Some(group.positive(token, group.value_of(&pair)?, expected)?);
@@ -1754,7 +1767,7 @@ mod tests {
         ("-event", "-event", 1, "missing the event name"),
         ("-site", "-site", 1, "missing the site name"),
         ("-openings format=epd", "-openings", 1, "missing file=FILE"),
-        ("-openings file=a format=bin", "-openings", 3, "format=epd or format=pgn"),
+        ("-openings file=a format=xml", "-openings", 3, "format=epd, format=pgn or format=polyglot"),
         ("-openings file=a order=shuffled", "-openings", 3, "order=sequential"),
         ("-openings file=a plies=x", "-openings", 3, "plies=N"),
         ("-openings file=a start=0", "-openings", 3, "start=N"),
