@@ -16,6 +16,7 @@
 mod common;
 
 mod admin_cli;
+mod book_cli;
 mod ci_regression;
 mod cutechess_compat;
 mod datagen_cli;

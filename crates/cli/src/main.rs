@@ -28,6 +28,7 @@ macro_rules! out {
 mod admin_cmd;
 #[cfg(test)]
 mod architecture;
+mod book_cmd;
 mod datagen_cmd;
 #[cfg(test)]
 mod distributed_docs;
@@ -64,6 +65,11 @@ enum Command {
     Report(report_cmd::ReportArgs),
     /// Labelled positions for Texel tuning from staunton's self-play; rerunning resumes it.
     Datagen(datagen_cmd::DatagenArgs),
+    /// Opening books: generate one, check one, convert between EPD, PGN and Polyglot.
+    Book {
+        #[command(subcommand)]
+        what: book_cmd::BookCommand,
+    },
     /// Queue a run in a database for workers (`arbiter worker`) on any number of machines.
     Submit(fleet_cmd::SubmitArgs),
     /// List the runs queued in a database: state, games, Elo, LLR, batches, workers.
@@ -180,6 +186,7 @@ fn main() -> ExitCode {
         Command::Rate(args) => rate_cmd::run(&args),
         Command::Report(args) => report_cmd::run(&args),
         Command::Datagen(args) => datagen_cmd::run(&args),
+        Command::Book { what } => book_cmd::run(&what),
         Command::Submit(args) => fleet_cmd::submit(&args),
         Command::Runs(args) => fleet_cmd::runs(&args),
         Command::Stop(args) => fleet_cmd::stop(&args),

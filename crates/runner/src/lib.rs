@@ -23,7 +23,7 @@
 //! for every command, and upgrades a run an older arbiter stored; [`render`] writes a game's
 //! PGN and JSON; [`play`] is the play step (units in, finished pairs pushed into a
 //! [`play::PairSink`]); [`sinks`] holds the store's sink (`run_match`) and the tuner's
-//! (`tally_pairs`); [`outputs`] writes the summary record and the export files;
+//! (`tally_pairs`); [`books`] makes, checks and converts opening books; [`outputs`] writes the summary record and the export files;
 //! [`coordinator`] is what a fleet worker asks of the database or of `arbiter serve`, and
 //! [`fleet`] queues runs and is the worker. Faults of
 //! engines are ordinary outcomes at every layer, never errors that stop a run.
@@ -40,6 +40,7 @@
 
 pub mod adjudication;
 pub mod bench;
+pub mod books;
 pub mod build;
 pub mod builtin;
 pub mod commlog;
@@ -228,6 +229,7 @@ mod module_graph {
         "render",
         "play",
         "sinks",
+        "books",
         "outputs",
         "lifecycle",
         "coordinator",

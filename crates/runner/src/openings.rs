@@ -209,6 +209,16 @@ impl Book {
         })
     }
 
+    /// A book of `openings` in order (the book tools' own lists).
+    pub fn from_openings(openings: Vec<Opening>) -> Book {
+        Book {
+            openings,
+            order: BookOrder::Sequential,
+            offset: 0,
+            warnings: Vec::new(),
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.openings.len()
     }
