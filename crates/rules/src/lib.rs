@@ -8,7 +8,9 @@
 //! Text becomes a position in two stages: [`Setup`] is what a FEN says, unchecked;
 //! [`Position`] is validated, with a typed [`PositionError`] naming the broken rule. Moves come
 //! from the legal move generator ([`Position::legal_moves`]) or from parsing UCI and SAN
-//! against a position. [`Game`] adds history and answers how a game ends under a [`RuleSet`].
+//! against a position ([`descriptive`] reads and writes the English descriptive notation of
+//! older books, `P-K4` and `P. to K's 4th.`, the same way). [`Game`] adds history and answers
+//! how a game ends under a [`RuleSet`].
 
 // A library speaks through its caller (events, writers, errors); the terminal is the binary's.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
@@ -18,6 +20,7 @@ mod bitboard;
 mod board;
 mod castling;
 mod color;
+pub mod descriptive;
 pub mod epd;
 mod game;
 mod movegen;
