@@ -493,7 +493,8 @@ struct Lexeme {
     at: usize,
 }
 
-/// The longest move text, `R(QR1)xP(QR4)=Q dis ch e.p.`, is under twenty tokens.
+/// The longest sensible move text, `QRP(QR7)xKt(QKt8)=Q dis ch`, is under twenty tokens; more
+/// is not a move.
 const MAX_LEXEMES: usize = 32;
 
 /// The words of the notation, matched without regard to case.
