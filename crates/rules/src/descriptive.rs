@@ -105,9 +105,8 @@ pub fn parse_descriptive(pos: &Position, text: &str) -> Result<Move, Descriptive
     })
 }
 
-/// The short descriptive form of `mv`, legal in `pos`, with `ch` or ` mate` appended when it
-/// gives check or mate; see the module docs. A move that is not legal in `pos` gets the fullest
-/// form, origin and destination squares both named, since no text reads back to it.
+/// The short descriptive form of `mv` with `ch` or ` mate` appended when it gives check or
+/// mate; see the module docs. `mv` must be legal in `pos`, as for [`crate::san::san_plus`].
 pub fn descriptive(pos: &Position, mv: Move) -> String {
     let mut text = shortest(pos, mv);
     if mv.is_en_passant() {
@@ -124,8 +123,10 @@ pub fn descriptive(pos: &Position, mv: Move) -> String {
 }
 
 /// The shortest text naming `mv` that reads back to it: every combination of the qualifiers
-/// the move may need, shortest first, and among equals a qualified square before a qualified
-/// man and both before an origin.
+/// the move may need, shortest first, and among equals a qualified destination or taken man
+/// before a qualified moving man, and both before an origin. The last candidate names origin
+/// and destination squares in full, which only one legal move fits; should no candidate read
+/// back (a move not legal in `pos`), that one is returned.
 fn shortest(pos: &Position, mv: Move) -> String {
     match mv.castling_side() {
         Some(CastlingSide::KingSide) => return "O-O".to_owned(),
