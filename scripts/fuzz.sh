@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Fuzzes every parser of the rules crate for a given time each (default 60 s):
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
-# Targets: fen san uci epd pgn. Needs a nightly toolchain (rustup toolchain install nightly)
+# Targets: fen san descriptive uci epd pgn. Needs a nightly toolchain (rustup toolchain install nightly)
 # and cargo-fuzz (installed here if missing). Crashes land in fuzz/artifacts/<target>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fen san uci epd pgn)
+[ ${#targets[@]} -gt 0 ] || targets=(fen san descriptive uci epd pgn)
 
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 toolchain=+nightly

@@ -8,8 +8,10 @@
 //! Text becomes a position in two stages: [`Setup`] is what a FEN says, unchecked;
 //! [`Position`] is validated, with a typed [`PositionError`] naming the broken rule. Moves come
 //! from the legal move generator ([`Position::legal_moves`]) or from parsing UCI and SAN
-//! against a position. [`Game`] adds history and answers how a game ends under a [`RuleSet`].
-//! [`polyglot`] reads and writes Polyglot opening books with the format's own keys.
+//! against a position ([`descriptive`] reads and writes the English descriptive notation of
+//! older books, `P-K4` and `P. to K's 4th.`, the same way). [`Game`] adds history and answers
+//! how a game ends under a [`RuleSet`]. [`polyglot`] reads and writes Polyglot opening books
+//! with the format's own keys.
 
 // A library speaks through its caller (events, writers, errors); the terminal is the binary's.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
@@ -19,6 +21,7 @@ mod bitboard;
 mod board;
 mod castling;
 mod color;
+pub mod descriptive;
 pub mod epd;
 mod game;
 mod movegen;
