@@ -331,3 +331,36 @@ fn every_shipped_book_passes_check() {
     }
     assert!(checked >= 1, "the shipped books were found");
 }
+
+/// `book show` prints a line as the handbook would, and as SAN.
+#[test]
+fn show_writes_a_line_in_descriptive_notation() {
+    let openings = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../openings");
+    let said = ok(
+        &[
+            "book",
+            "show",
+            "kings-knight.pgn",
+            "--notation",
+            "descriptive",
+        ],
+        &openings,
+    );
+    let first = said.lines().next().unwrap();
+    assert_eq!(
+        first,
+        "kings-knight.pgn:1  1. P-K4 P-K4 2. N-KB3 P-Q3 3. P-Q4 PxP 4. QxP N-QB3 5. B-QN5 B-Q2 \
+         6. Q-Q1 B-K2 7. N-B3"
+    );
+    let san = ok(&["book", "show", "kings-knight.pgn"], &openings);
+    assert!(
+        san.starts_with("kings-knight.pgn:1  1. e4 e5 2. Nf3 d6 3. d4 exd4 4. Qxd4 Nc6"),
+        "{san}"
+    );
+    let out = arbiter(
+        &["book", "show", "kings-knight.pgn", "--notation", "x"],
+        &openings,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("expected san or descriptive"));
+}

@@ -24,6 +24,21 @@ pub enum BookCommand {
     Check(CheckArgs),
     /// Convert a book: PGN to EPD (at --plies), EPD to PGN, Polyglot to EPD or PGN.
     Convert(ConvertArgs),
+    /// Print a book's lines, one a line, in SAN or in English descriptive notation (`P-K4`),
+    /// as the old handbooks write them.
+    Show(ShowArgs),
+}
+
+#[derive(clap::Args)]
+pub struct ShowArgs {
+    /// The book: EPD, PGN or Polyglot (by extension).
+    file: PathBuf,
+    /// `san` or `descriptive`.
+    #[arg(long, default_value = "san")]
+    notation: String,
+    /// PGN books: plies of each game; Polyglot books: depth of each walk.
+    #[arg(long)]
+    plies: Option<usize>,
 }
 
 #[derive(clap::Args)]
@@ -142,6 +157,7 @@ pub fn run(command: &BookCommand) -> anyhow::Result<ExitCode> {
         BookCommand::Generate(args) => generate(args),
         BookCommand::Check(args) => check(args),
         BookCommand::Convert(args) => convert(args),
+        BookCommand::Show(args) => show(args),
     }
 }
 
@@ -295,5 +311,37 @@ fn convert(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
         args.input.display(),
         args.output.display()
     )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn show(args: &ShowArgs) -> anyhow::Result<ExitCode> {
+    let write: fn(&arbiter_rules::Position, arbiter_rules::Move) -> String =
+        match args.notation.as_str() {
+            "san" => arbiter_rules::san::san_plus,
+            "descriptive" => arbiter_rules::descriptive::descriptive,
+            other => bail!("--notation {other:?}: expected san or descriptive"),
+        };
+    let book = Book::load(&BookSpec {
+        file: Some(args.file.clone()),
+        plies: args.plies,
+        ..BookSpec::default()
+    })?;
+    for i in 0..book.len() {
+        let opening = book.opening(i);
+        let mut pos = opening.start;
+        let mut line = String::new();
+        for (ply, &mv) in opening.moves.iter().enumerate() {
+            let number = pos.fullmove_number();
+            match pos.turn() {
+                arbiter_rules::Color::White => line.push_str(&format!("{number}. ")),
+                arbiter_rules::Color::Black if ply == 0 => line.push_str(&format!("{number}... ")),
+                arbiter_rules::Color::Black => {}
+            }
+            line.push_str(&write(&pos, mv));
+            line.push(' ');
+            pos.play_unchecked(mv);
+        }
+        outln!("{}  {}", opening.source, line.trim_end())?;
+    }
     Ok(ExitCode::SUCCESS)
 }

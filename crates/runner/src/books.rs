@@ -403,9 +403,7 @@ pub fn check<'a>(
             .score_nodes
             .map(|nodes| spread(&openings, nodes, options.threads));
         let lopsided = match options.pair_nodes {
-            Some(nodes) => {
-                Some(lopsided(path, &spec, openings.len(), nodes, options.threads).await?)
-            }
+            Some(nodes) => Some(lopsided(&spec, openings.len(), nodes, options.threads).await?),
             None => None,
         };
         Ok(CheckReport {
@@ -497,7 +495,6 @@ fn spread(openings: &[Opening], nodes: u64, threads: usize) -> ScoreSpread {
 /// pair on each of the book's `count` openings, and names the entries whose two games the
 /// same colour won.
 fn lopsided<'a>(
-    path: &'a Path,
     spec: &'a BookSpec,
     count: usize,
     nodes: u64,
@@ -534,9 +531,9 @@ fn lopsided<'a>(
             },
             ..RunConfig::default()
         };
-        let base = path.parent().unwrap_or(Path::new("."));
+        // The book's path is as given, from the current folder.
         let resolved = config
-            .resolve(base, 0)
+            .resolve(Path::new("."), 0)
             .map_err(|e| BookToolError::Play(e.to_string()))?;
         let mut sink = Lopsided {
             book: Arc::clone(&resolved.play.book),
