@@ -358,6 +358,22 @@ async fn run_async(
         "Run {run} ({name}): {players}, {schedule}, seed {seed}, {how}, {} in the store",
         before.pairs
     ));
+    if let Some(handicap) = spec.handicap {
+        let giver = &spec.players[handicap.giver].name;
+        let colours = if handicap.alternate {
+            format!("colours alternating, the odds always on {giver}'s side")
+        } else {
+            format!(
+                "{giver} always plays {}, as the old laws have it",
+                handicap.odds.giver().name()
+            )
+        };
+        console.info(&format!(
+            "Handicap: {giver} gives {} odds in every game ({colours}); the games are counted \
+             one by one (trinomial), as the pairs do not mirror each other",
+            handicap.odds.name()
+        ));
+    }
     for warning in &spec.warnings {
         console.info(&format!("warning: {warning}"));
     }

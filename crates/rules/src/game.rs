@@ -393,4 +393,34 @@ impl Odds {
             1
         }
     }
+
+    /// The side of the player who gives the odds in [`Odds::position`]: "he that gives a piece
+    /// is supposed to have the move" (White, short of the piece), while a pawn is given with
+    /// the move, or two (Black, short of the king's bishop's pawn).
+    pub fn giver(self) -> Color {
+        match self {
+            Odds::PawnAndMove | Odds::PawnAndTwoMoves => Color::Black,
+            Odds::Knight | Odds::Rook | Odds::Queen => Color::White,
+        }
+    }
+
+    /// The positions a game at these odds starts from, the receiver's extra moves played: one
+    /// position for most odds; for pawn and two moves, every first move White can make,
+    /// followed by White to move again ("two moves in succession").
+    pub fn starts(self) -> Vec<Position> {
+        let start = self.position();
+        if self != Odds::PawnAndTwoMoves {
+            return vec![start];
+        }
+        start
+            .legal_moves()
+            .into_iter()
+            .filter_map(|mv| {
+                let mut after = start;
+                after.play_unchecked(mv);
+                // Black passes: never in check after White's first move from the start.
+                after.play_null()
+            })
+            .collect()
+    }
 }

@@ -467,6 +467,37 @@ impl Position {
         Ok(next)
     }
 
+    /// The same position with the colours exchanged: every man moved to the mirror square on
+    /// the other side of the board and given to the other side, the side to move and the
+    /// castling rights exchanged too. How a handicap whose giver takes the other colour is set
+    /// up, the odds on the giver's side.
+    pub fn mirrored(&self) -> Position {
+        let mut setup = self.to_setup();
+        let mut board = Board::empty();
+        for (sq, piece) in self.board().pieces() {
+            board.put(
+                sq.flip_vertical(),
+                Piece {
+                    color: !piece.color,
+                    role: piece.role,
+                },
+            );
+        }
+        setup.board = board;
+        setup.turn = !setup.turn;
+        let mut castling = CastlingRights::NONE;
+        for color in Color::ALL {
+            for side in [CastlingSide::KingSide, CastlingSide::QueenSide] {
+                if self.castling().has(color, side) {
+                    castling.set(!color, side);
+                }
+            }
+        }
+        setup.castling = castling;
+        setup.ep_target = setup.ep_target.map(Square::flip_vertical);
+        Position::from_setup(&setup).expect("the mirror of a legal position is legal")
+    }
+
     /// Passes the turn without moving (`0000` in UCI), as null-move pruning does. Not legal
     /// chess; `None` when in check, where passing would leave the king capturable.
     pub fn play_null(&self) -> Option<Position> {

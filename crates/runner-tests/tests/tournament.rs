@@ -64,6 +64,7 @@ fn spec(pairs: u64, concurrency: usize, nodes: u64) -> MatchSpec {
         event: "test".into(),
         site: "here".into(),
         log: None,
+        handicap: None,
     })
 }
 

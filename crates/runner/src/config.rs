@@ -47,7 +47,7 @@ use crate::lines;
 use crate::openings::{Book, BookSpec};
 use crate::player::{PlayerKind, PlayerSpec};
 use crate::process::{ProcessSpec, Timeouts, DEFAULT_MOVE_TIMEOUT};
-use crate::spec::{MatchSpec, PlaySpec, SprtJudge, TournamentKind};
+use crate::spec::{Handicap, MatchSpec, PlaySpec, SprtJudge, TournamentKind};
 use crate::tc::{ClockSpec, TimeControl};
 
 pub mod cutechess;
@@ -519,9 +519,20 @@ impl RunConfig {
                 ));
             }
         }
+        self.openings
+            .check()
+            .map_err(|e| invalid("openings", e.to_string()))?;
+        let handicap = self.handicap()?;
         let rounds = self.rounds()?;
-        // Unpaired, `rounds` counts games, played two at a time, the last alone when odd.
-        let units = if paired { rounds } else { rounds.div_ceil(2) };
+        // Unpaired, `rounds` counts games, played two at a time, the last alone when odd; a
+        // handicap match keeps a match's count (`rounds` units of two games) but its games
+        // are counted one by one, as the two of a unit do not mirror each other.
+        let units = if paired || handicap.is_some() {
+            rounds
+        } else {
+            rounds.div_ceil(2)
+        };
+        let paired = paired && handicap.is_none();
         let pairs = units
             .checked_mul(pairings.len() as u64)
             .filter(|&p| p <= MAX_PAIRS)
@@ -534,7 +545,7 @@ impl RunConfig {
                     ),
                 )
             })?;
-        let games = if paired {
+        let games = if paired || handicap.is_some() {
             2 * pairs
         } else {
             rounds * pairings.len() as u64
@@ -571,9 +582,6 @@ impl RunConfig {
             .chain(self.each.timemargin)
             .max();
         let rules = self.rule_set()?;
-        self.openings
-            .check()
-            .map_err(|e| invalid("openings", e.to_string()))?;
         let sprt = match &self.sprt {
             None => None,
             Some(_) if pairings.len() > 1 => {
@@ -621,7 +629,56 @@ impl RunConfig {
             site: self.site.clone().unwrap_or_else(|| "?".into()),
             log: self.log.clone(),
             warnings,
+            handicap,
         })
+    }
+
+    /// The handicap match `[openings] giver` asks for: the giver among the two engines.
+    fn handicap(&self) -> Result<Option<Handicap>, ConfigError> {
+        let book = &self.openings;
+        let Some(giver) = &book.giver else {
+            if book.alternate {
+                return Err(invalid(
+                    "openings.alternate",
+                    "alternate colours need a giver (the engine that gives the odds)",
+                ));
+            }
+            return Ok(None);
+        };
+        let Some(odds) = book
+            .odds
+            .as_deref()
+            .and_then(arbiter_rules::Odds::from_name)
+        else {
+            return Err(invalid(
+                "openings.giver",
+                "a giver needs odds (knight, rook ...)",
+            ));
+        };
+        if self.engines.len() != 2 {
+            return Err(invalid(
+                "openings.giver",
+                format!(
+                    "a handicap match is between two engines, and this run has {}",
+                    self.engines.len()
+                ),
+            ));
+        }
+        let names: Vec<&str> = self.engines.iter().map(|e| e.name.as_str()).collect();
+        let index = names.iter().position(|name| name == giver).ok_or_else(|| {
+            invalid(
+                "openings.giver",
+                format!(
+                    "{giver:?} is not an engine of the run ({})",
+                    names.join(", ")
+                ),
+            )
+        })?;
+        Ok(Some(Handicap {
+            giver: index,
+            odds,
+            alternate: book.alternate,
+        }))
     }
 
     /// [`RunConfig::check`], then the local step ([`CheckedConfig::resolve`]): programs and
@@ -1032,6 +1089,8 @@ pub struct CheckedConfig {
     /// What will not happen as written (options the in-process engine does not declare, book
     /// entries skipped).
     pub warnings: Vec<String>,
+    /// A handicap match's giver and odds; such a run is unpaired.
+    pub handicap: Option<Handicap>,
 }
 
 /// One engine of a checked run.
@@ -1103,6 +1162,7 @@ impl CheckedConfig {
             event: self.event,
             site: self.site,
             log,
+            handicap: self.handicap,
         };
         Ok(MatchSpec {
             play: Arc::new(play),

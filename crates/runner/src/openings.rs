@@ -32,6 +32,21 @@ impl Opening {
         }
     }
 
+    /// The same line with the colours exchanged (see [`Position::mirrored`]): a handicap's
+    /// start when its giver takes the other colour.
+    pub fn mirrored(&self) -> Opening {
+        let flip = |mv: &Move| Move {
+            from: mv.from.flip_vertical(),
+            to: mv.to.flip_vertical(),
+            ..*mv
+        };
+        Opening {
+            start: self.start.mirrored(),
+            moves: self.moves.iter().map(flip).collect(),
+            source: format!("{} (mirrored)", self.source),
+        }
+    }
+
     /// The position the engines start thinking from.
     pub fn position_after_book(&self) -> Position {
         let mut pos = self.start;
@@ -96,19 +111,31 @@ pub struct BookSpec {
     /// Skip malformed entries with a warning instead of refusing to start.
     #[serde(default)]
     pub skip_invalid: bool,
-    /// A classical handicap start instead of a book: `pawn-and-move`, `knight`, ...
+    /// A classical handicap start instead of a book: `pawn-and-move`, `knight`, ...; with a
+    /// `giver`, the handicap a book of such starts gives.
     #[serde(default)]
     pub odds: Option<String>,
+    /// A handicap match: the engine that gives the odds in every game (the pairs then no
+    /// longer mirror each other, and the games are counted one by one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub giver: Option<String>,
+    /// With a giver: colours alternate game by game, the odds always on the giver's side
+    /// (the start mirrored when it plays the other colour), instead of the giver always taking
+    /// the side the laws give it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub alternate: bool,
 }
 
 impl BookSpec {
     /// What can be judged without the file: a book and odds together, and the odds' name.
     pub fn check(&self) -> Result<(), BookError> {
         match (&self.file, &self.odds) {
-            (Some(_), Some(_)) => Err(BookError::FileAndOdds),
+            // A handicap match may take its starts from a book of that handicap.
+            (Some(_), Some(_)) if self.giver.is_none() => Err(BookError::FileAndOdds),
             (None, Some(odds)) if Odds::from_name(odds).is_none() => {
                 Err(BookError::Odds(odds.clone()))
             }
+            (_, None) if self.giver.is_some() || self.alternate => Err(BookError::GiverWithoutOdds),
             _ => Ok(()),
         }
     }
@@ -129,8 +156,10 @@ pub enum BookError {
     Empty { path: String },
     #[error("unknown odds {0:?}; expected one of pawn-and-move, pawn-and-two-moves, knight, rook, queen")]
     Odds(String),
-    #[error("openings: give a book file or odds, not both (odds start every game from one handicap position)")]
+    #[error("openings: give a book file or odds, not both (odds start every game from one handicap position; with a giver, odds names the handicap of the book's starts)")]
     FileAndOdds,
+    #[error("openings: giver needs odds, the handicap the giver gives")]
+    GiverWithoutOdds,
     #[error("opening {origin}: {reason} before an engine moves; remove it from the book (or set skip_invalid = true to skip such entries)")]
     Finished { origin: String, reason: String },
     #[error("opening book {path}: start={start} but the book has only {count} openings")]
@@ -145,6 +174,9 @@ pub enum BookError {
 #[derive(Clone, Debug)]
 pub struct Book {
     openings: Vec<Opening>,
+    /// Each opening mirrored, by the same index, for a handicap whose giver alternates
+    /// colours; empty otherwise.
+    mirrored: Vec<Opening>,
     order: BookOrder,
     offset: usize,
     /// Entries skipped because `skip_invalid` was set, for the log.
@@ -160,11 +192,21 @@ impl Book {
         let openings = match (&spec.file, &spec.odds) {
             (None, Some(odds)) => {
                 let odds = Odds::from_name(odds).ok_or_else(|| BookError::Odds(odds.clone()))?;
-                vec![Opening {
-                    start: odds.position(),
-                    moves: Vec::new(),
-                    source: format!("odds:{}", odds.name()),
-                }]
+                let starts = odds.starts();
+                let several = starts.len() > 1;
+                starts
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, start)| Opening {
+                        start,
+                        moves: Vec::new(),
+                        source: if several {
+                            format!("odds:{}:{}", odds.name(), i + 1)
+                        } else {
+                            format!("odds:{}", odds.name())
+                        },
+                    })
+                    .collect()
             }
             // `check` refused a file with odds.
             (Some(path), _) => {
@@ -201,8 +243,14 @@ impl Book {
                 })
             }
         };
+        let mirrored = if spec.alternate {
+            openings.iter().map(Opening::mirrored).collect()
+        } else {
+            Vec::new()
+        };
         Ok(Book {
             openings,
+            mirrored,
             order: spec.order,
             offset,
             warnings,
@@ -213,6 +261,7 @@ impl Book {
     pub fn from_openings(openings: Vec<Opening>) -> Book {
         Book {
             openings,
+            mirrored: Vec::new(),
             order: BookOrder::Sequential,
             offset: 0,
             warnings: Vec::new(),
@@ -255,6 +304,9 @@ impl Book {
             });
         }
         self.openings = kept;
+        if !self.mirrored.is_empty() {
+            self.mirrored = self.openings.iter().map(Opening::mirrored).collect();
+        }
         self.offset = self.offset.min(self.openings.len() - 1);
         Ok(())
     }
@@ -272,6 +324,15 @@ impl Book {
     /// The opening at `index` of the book (an index from [`Book::index_for_pair`]).
     pub fn opening(&self, index: usize) -> &Opening {
         &self.openings[index % self.openings.len()]
+    }
+
+    /// The opening at `index` with the colours exchanged, for a book loaded with
+    /// `alternate`; the opening itself otherwise.
+    pub fn mirrored_opening(&self, index: usize) -> &Opening {
+        match self.mirrored.len() {
+            0 => self.opening(index),
+            n => &self.mirrored[index % n],
+        }
     }
 
     /// The book index behind [`Book::opening_for_pair`].

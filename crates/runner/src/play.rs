@@ -104,6 +104,9 @@ pub struct PlayedGame {
     pub game_index: usize,
     /// Its number in the run, from 1 ([`PlaySpec::game_number`]).
     pub number: u64,
+    /// Whether the pairing's first engine had White ([`PlaySpec::seats`]): in game 0 of a
+    /// pair it does, in game 1 it does not, and in a handicap match the giver's side decides.
+    pub first_white: bool,
     pub record: GameRecord,
     pub started_at: SystemTime,
     pub pgn: String,
@@ -266,8 +269,12 @@ impl PlayedPair {
             losses: 0,
             penta: 0,
         };
-        // The first engine is White in game 0 and Black in game 1.
-        for (game, first) in self.games.iter().zip([Color::White, Color::Black]) {
+        for game in &self.games {
+            let first = if game.first_white {
+                Color::White
+            } else {
+                Color::Black
+            };
             let half_points = game.record.half_points(first);
             match half_points {
                 2 => tally.wins += 1,
@@ -543,10 +550,12 @@ impl Play {
             }
             let pgn = game_pgn(spec, &finished.record, pair, index, finished.started_at);
             let json = game_json(&finished.record, number, pair);
+            let first = spec.pairings[spec.pairing_of(pair).0][0];
             let game = PlayedGame {
                 pair,
                 game_index: index,
                 number,
+                first_white: spec.seats(pair, index)[0] == first,
                 record: finished.record,
                 started_at: finished.started_at,
                 pgn,

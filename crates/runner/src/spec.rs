@@ -103,6 +103,33 @@ pub struct PlaySpec {
     /// The run's log (`-log`, `[log]`): engines' lines and arbiter's messages. Opened by the
     /// caller, which owns the file; `None` logs nothing.
     pub log: Option<Arc<CommLog>>,
+    /// A handicap match: who gives which odds, and how the colours go. Such a run is unpaired.
+    pub handicap: Option<Handicap>,
+}
+
+/// A handicap match (`[openings] odds = ..., giver = ...`): the giver gives the odds in every
+/// game. By the old laws it takes the side the odds are set up for (a piece is given with the
+/// move, White; a pawn with the move to the receiver, Black); with `alternate` the colours
+/// alternate by game and the start is mirrored when the giver takes the other side, the odds
+/// staying its own.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Handicap {
+    /// The giver's index in the players.
+    pub giver: usize,
+    pub odds: arbiter_rules::Odds,
+    pub alternate: bool,
+}
+
+impl Handicap {
+    /// The giver's colour in game `game_index` of a unit.
+    pub fn giver_color(&self, game_index: usize) -> arbiter_rules::Color {
+        let lawful = self.odds.giver();
+        if self.alternate && game_index == 1 {
+            !lawful
+        } else {
+            lawful
+        }
+    }
 }
 
 /// Which finished pairs the SPRT is judged on.
@@ -240,6 +267,17 @@ impl PlaySpec {
     /// The engines of game `game_index` of `unit`, White first.
     pub fn seats(&self, unit: u64, game_index: usize) -> [usize; 2] {
         let [first, second] = self.pairings[self.pairing_of(unit).0];
+        if let Some(handicap) = self.handicap {
+            let other = if handicap.giver == first {
+                second
+            } else {
+                first
+            };
+            return match handicap.giver_color(game_index) {
+                arbiter_rules::Color::White => [handicap.giver, other],
+                arbiter_rules::Color::Black => [other, handicap.giver],
+            };
+        }
         if game_index == 0 {
             [first, second]
         } else {
@@ -266,7 +304,14 @@ impl PlaySpec {
     }
 
     pub fn opening(&self, pair: u64, game_index: usize) -> &Opening {
-        self.book.opening(self.opening_index(pair, game_index))
+        let index = self.opening_index(pair, game_index);
+        match self.handicap {
+            // The giver on the side other than the one the start is set up for.
+            Some(h) if h.giver_color(game_index) != h.odds.giver() => {
+                self.book.mirrored_opening(index)
+            }
+            _ => self.book.opening(index),
+        }
     }
 
     /// The statistics' sample of `totals`: pentanomial pairs, or games when unpaired.
@@ -333,6 +378,7 @@ pub(crate) mod tests {
             event: "test".into(),
             site: "here".into(),
             log: None,
+            handicap: None,
         }
     }
 

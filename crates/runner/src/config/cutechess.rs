@@ -544,6 +544,8 @@ const OPENINGS_KEYS: &[&str] = &[
     "start",
     "policy",
     "odds",
+    "giver",
+    "alternate",
     "skip_invalid",
 ];
 /// `file` and `notation`, then fastchess's switches for extra move comments (warned about).
@@ -1006,6 +1008,8 @@ impl<'a> Parser<'a> {
                     "each opening is played by one pair, once with each colour order",
                 )),
                 "odds" => book.odds = Some(group.value_of(&pair)?.to_owned()),
+                "giver" => book.giver = Some(group.value_of(&pair)?.to_owned()),
+                "alternate" => book.alternate = group.boolean(&pair)?,
                 "skip_invalid" => book.skip_invalid = group.boolean(&pair)?,
                 _ => return Err(group.unknown_key(&pair, OPENINGS_KEYS)),
             }
