@@ -301,8 +301,13 @@ fn convert_keeps_every_position() {
 fn every_shipped_book_passes_check() {
     let openings = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../openings");
     let mut checked = 0;
-    for entry in std::fs::read_dir(&openings).unwrap() {
-        let path = entry.unwrap().path();
+    let mut paths: Vec<std::path::PathBuf> = Vec::new();
+    for folder in [openings.clone(), openings.join("odds")] {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            paths.push(entry.unwrap().path());
+        }
+    }
+    for path in paths {
         let book = matches!(
             path.extension().and_then(|e| e.to_str()),
             Some("epd" | "pgn" | "bin")
@@ -329,7 +334,7 @@ fn every_shipped_book_passes_check() {
         );
         checked += 1;
     }
-    assert!(checked >= 1, "the shipped books were found");
+    assert!(checked >= 8, "the shipped books were found: {checked}");
 }
 
 /// `book show` prints a line as the handbook would, and as SAN.
@@ -363,4 +368,96 @@ fn show_writes_a_line_in_descriptive_notation() {
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("expected san or descriptive"));
+}
+
+/// A handicap match through the binary, from a shipped odds book: the giver plays White short
+/// of its queen's knight in every game, the output says so, and the totals count games.
+#[test]
+fn a_handicap_match_gives_the_odds_in_every_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../openings/odds/knight.epd");
+    std::fs::write(
+        dir.path().join("odds.toml"),
+        format!(
+            "name = \"odds\"\nseed = 3\nrounds = 3\npgnout = \"odds.pgn\"\n\
+             [each]\ntc = \"inf\"\nnodes = 300\n\
+             [[engine]]\nname = \"receiver\"\nbuiltin = \"staunton\"\n\
+             [[engine]]\nname = \"giver\"\nbuiltin = \"staunton\"\n\
+             [openings]\nfile = {:?}\norder = \"random\"\nodds = \"knight\"\ngiver = \"giver\"\n\
+             [adjudication]\nmaxmoves = 60\n",
+            book.display().to_string()
+        ),
+    )
+    .unwrap();
+    let out = arbiter(&["match", "odds.toml"], dir.path());
+    let said = text(&out.stderr) + &text(&out.stdout);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("Handicap: giver gives knight odds in every game (giver always plays white"),
+        "{said}"
+    );
+    assert!(said.contains("6 games, unpaired"), "{said}");
+    let games: Vec<_> = PgnReader::new(std::io::BufReader::new(
+        std::fs::File::open(dir.path().join("odds.pgn")).unwrap(),
+    ))
+    .map(Result::unwrap)
+    .collect();
+    assert_eq!(games.len(), 6);
+    for game in &games {
+        assert_eq!(game.tag("White"), Some("giver"));
+        assert_eq!(game.tag("Black"), Some("receiver"));
+        let white_knights = game
+            .start
+            .board()
+            .by_piece(arbiter_rules::Piece {
+                color: arbiter_rules::Color::White,
+                role: arbiter_rules::Role::Knight,
+            })
+            .count();
+        assert_eq!(white_knights, 1, "{:?}", game.tags);
+    }
+    // The same through the cutechess grammar, the odds' own start and colours alternating.
+    let out = arbiter(
+        &[
+            "-engine",
+            "builtin=staunton",
+            "name=a",
+            "-engine",
+            "builtin=staunton",
+            "name=b",
+            "-each",
+            "tc=inf",
+            "nodes=200",
+            "-maxmoves",
+            "40",
+            "-rounds",
+            "1",
+            "-openings",
+            "odds=knight",
+            "giver=a",
+            "alternate=true",
+            "-pgnout",
+            "alt.pgn",
+            "-store",
+            "alt.db",
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let games: Vec<_> = PgnReader::new(std::io::BufReader::new(
+        std::fs::File::open(dir.path().join("alt.pgn")).unwrap(),
+    ))
+    .map(Result::unwrap)
+    .collect();
+    assert_eq!(games[0].tag("White"), Some("a"));
+    assert_eq!(
+        games[0].tag("FEN"),
+        Some("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/R1BQKBNR w KQkq - 0 1")
+    );
+    assert_eq!(games[1].tag("Black"), Some("a"));
+    assert_eq!(
+        games[1].tag("FEN"),
+        Some("r1bqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1"),
+        "the giver as Black lacks its knight and has the move"
+    );
 }

@@ -63,8 +63,12 @@ pub struct GenerateArgs {
     #[arg(long)]
     seed: Option<u64>,
     /// A seed book (EPD, PGN or Polyglot) whose lines the random plies follow.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "odds")]
     from: Option<PathBuf>,
+    /// Start from a handicap instead (pawn-and-move, pawn-and-two-moves, knight, rook, queen):
+    /// a book of odds games.
+    #[arg(long)]
+    odds: Option<String>,
     /// Threads (default: every core).
     #[arg(long)]
     threads: Option<usize>,
@@ -170,15 +174,22 @@ fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
     if args.count == 0 {
         bail!("--count 0: a book needs at least one position");
     }
-    let from = match &args.from {
-        Some(path) => Some(Arc::new(
+    let from = match (&args.from, &args.odds) {
+        (Some(path), _) => Some(Arc::new(
             Book::load(&BookSpec {
                 file: Some(path.clone()),
                 ..BookSpec::default()
             })
             .with_context(|| format!("--from {}", path.display()))?,
         )),
-        None => None,
+        (None, Some(odds)) => Some(Arc::new(
+            Book::load(&BookSpec {
+                odds: Some(odds.clone()),
+                ..BookSpec::default()
+            })
+            .context("--odds")?,
+        )),
+        (None, None) => None,
     };
     let seed = args
         .seed
@@ -208,8 +219,12 @@ fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
     bar.finish_and_clear();
     let book = book?;
     let seconds = started.elapsed().as_secs_f64();
+    let odds = args
+        .odds
+        .as_ref()
+        .map_or_else(String::new, |odds| format!(" --odds {odds}"));
     let made_by = format!(
-        "arbiter book generate --seed {seed} --plies {} --nodes {} --window {}..{}",
+        "arbiter book generate --seed {seed}{odds} --plies {} --nodes {} --window {}..{}",
         args.plies, args.nodes, window.low, window.high
     );
     write_whole(&args.output, book_text(&book, format, &made_by).as_bytes())?;

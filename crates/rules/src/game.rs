@@ -2,7 +2,9 @@
 
 use std::fmt;
 
-use crate::{Bitboard, Color, IllegalMove, Move, Position, Role, Setup, Square};
+use crate::{
+    Bitboard, Color, File, IllegalMove, Move, MoveList, Piece, Position, Rank, Role, Setup, Square,
+};
 
 /// What stalemate means.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
@@ -43,6 +45,10 @@ pub struct RuleSet {
     pub repetition: DrawApplication,
     pub fifty_moves: DrawApplication,
     pub insufficient_material: InsufficientMaterial,
+    /// The marked pawn ("pion coiffé") odds: this side's king's bishop's pawn is marked. If it
+    /// is captured its owner loses; its owner may mate with it alone (a mate by any other man
+    /// loses); and it may not promote.
+    pub marked_pawn: Option<Color>,
 }
 
 impl RuleSet {
@@ -79,6 +85,10 @@ pub enum Termination {
     StalledConnection,
     /// Ended by the runner's adjudication rules; the text says which (e.g. "resign score").
     Adjudication(String),
+    /// Under the marked pawn odds: the marked pawn was taken, and its owner loses.
+    MarkedPawnCaptured,
+    /// Under the marked pawn odds: the marked pawn's owner mated with another man, and loses.
+    MateByUnmarkedMan,
 }
 
 impl Termination {
@@ -111,6 +121,8 @@ impl fmt::Display for Termination {
             Termination::Abandoned => "abandoned",
             Termination::StalledConnection => "stalled connection",
             Termination::Adjudication(reason) => return write!(f, "adjudication: {reason}"),
+            Termination::MarkedPawnCaptured => "the marked pawn captured",
+            Termination::MateByUnmarkedMan => "mate by a man other than the marked pawn",
         };
         f.write_str(text)
     }
@@ -155,15 +167,100 @@ pub struct Game {
     positions: Vec<Position>,
     /// Set once a claim (or an external event) ends the game.
     ended: Option<Outcome>,
+    /// Under the marked pawn odds, the marked pawn's square after each position (`None` once
+    /// it is taken), by the same index as `positions`.
+    marked: Vec<Option<Square>>,
 }
 
 impl Game {
     pub fn new(start: Position, rules: RuleSet) -> Game {
+        let marked = rules.marked_pawn.map(|owner| {
+            // The king's bishop's pawn: on the bishop's file, the owner's rearmost pawn there
+            // (a start taken from a book may have moved it on). A start without one has none
+            // to lose: the game is over before it begins.
+            let pawn = Piece {
+                color: owner,
+                role: Role::Pawn,
+            };
+            let file = File::new(5).expect("the f-file");
+            let ranks: Vec<Rank> = match owner {
+                Color::White => Rank::all().collect(),
+                Color::Black => Rank::all().rev().collect(),
+            };
+            ranks
+                .into_iter()
+                .map(|rank| Square::from_coords(file, rank))
+                .find(|&square| start.board().piece_at(square) == Some(pawn))
+        });
         Game {
             rules,
             moves: Vec::new(),
             positions: vec![start],
             ended: None,
+            marked: marked.into_iter().collect(),
+        }
+    }
+
+    /// A game under the marked pawn odds (`rules.marked_pawn`) whose marked pawn stands on
+    /// `square` at the start: a game taken up in the middle, where the pawn has moved on.
+    pub fn with_marked_pawn(start: Position, rules: RuleSet, square: Square) -> Game {
+        let mut game = Game::new(start, rules);
+        game.marked = vec![Some(square)];
+        game
+    }
+
+    /// The marked pawn's square now, under the marked pawn odds while it stands.
+    pub fn marked_pawn(&self) -> Option<Square> {
+        self.marked.last().copied().flatten()
+    }
+
+    /// Whether `mv` is allowed by the game's rules beyond the board's: under the marked pawn
+    /// odds the marked pawn may not promote.
+    pub fn allows(&self, mv: Move) -> bool {
+        !(mv.promotion.is_some() && self.marked_pawn() == Some(mv.from))
+    }
+
+    /// The legal moves under the game's rules (none once the marked pawn is taken: that ends
+    /// the game).
+    pub fn legal_moves(&self) -> MoveList {
+        let mut moves = self.position().legal_moves();
+        match self.marked.last() {
+            Some(None) => moves.clear(),
+            Some(Some(_)) => moves.retain(|mv| self.allows(*mv)),
+            None => {}
+        }
+        moves
+    }
+
+    /// The leaves of the move tree `depth` plies deep under the game's rules: perft, for rule
+    /// sets that change which moves are legal (the marked pawn's).
+    pub fn perft(&self, depth: u32) -> u64 {
+        if depth == 0 {
+            return 1;
+        }
+        let moves = self.legal_moves();
+        if depth == 1 {
+            return moves.len() as u64;
+        }
+        moves
+            .iter()
+            .map(|&mv| {
+                let mut next = self.clone();
+                next.play_unchecked(mv);
+                next.perft(depth - 1)
+            })
+            .sum()
+    }
+
+    /// The marked pawn's square after `mv` is played from the current position.
+    fn marked_after(&self, mv: Move) -> Option<Square> {
+        let square = self.marked_pawn()?;
+        if mv.from == square {
+            Some(mv.to)
+        } else if mv.is_capture() && mv.capture_square() == square {
+            None
+        } else {
+            Some(square)
         }
     }
 
@@ -196,9 +293,14 @@ impl Game {
     /// Plays a move after checking it is legal here. Whether the game is already over is the
     /// caller's question ([`Game::outcome`]), asked once per move.
     pub fn play(&mut self, mv: Move) -> Result<(), IllegalMove> {
+        if !self.allows(mv) {
+            return Err(IllegalMove {
+                uci: crate::uci::move_to_uci(Some(mv)),
+                fen: self.position().fen(),
+            });
+        }
         let next = self.position().play(mv)?;
-        self.moves.push(mv);
-        self.positions.push(next);
+        self.record(mv, next);
         Ok(())
     }
 
@@ -206,6 +308,14 @@ impl Game {
     pub fn play_unchecked(&mut self, mv: Move) {
         let mut next = *self.position();
         next.play_unchecked(mv);
+        self.record(mv, next);
+    }
+
+    fn record(&mut self, mv: Move, next: Position) {
+        if !self.marked.is_empty() {
+            let marked = self.marked_after(mv);
+            self.marked.push(marked);
+        }
         self.moves.push(mv);
         self.positions.push(next);
     }
@@ -232,8 +342,26 @@ impl Game {
             return Some(ended.clone());
         }
         let pos = self.position();
-        if !pos.has_legal_moves() {
+        if let Some(owner) = self.rules.marked_pawn {
+            if self.marked.last() == Some(&None) {
+                return Some(Outcome::win(!owner, Termination::MarkedPawnCaptured));
+            }
+        }
+        let stuck = match self.rules.marked_pawn {
+            None => !pos.has_legal_moves(),
+            Some(_) => self.legal_moves().is_empty(),
+        };
+        if stuck {
             if pos.is_check() {
+                // The marked pawn's owner mates with it alone.
+                if self.rules.marked_pawn == Some(!pos.turn()) {
+                    let by_marked = self.moves.last().is_some_and(|mv| {
+                        self.marked_pawn() == Some(mv.to) && mv.role == Role::Pawn
+                    });
+                    if !by_marked {
+                        return Some(Outcome::win(pos.turn(), Termination::MateByUnmarkedMan));
+                    }
+                }
                 return Some(Outcome::win(!pos.turn(), Termination::Checkmate));
             }
             return Some(match self.rules.stalemate {

@@ -214,6 +214,10 @@ pub struct RulesConfig {
     pub fifty_moves: Option<String>,
     /// `strict` (default) or `wide`.
     pub insufficient_material: Option<String>,
+    /// The marked pawn odds: `white` or `black`, the side whose king's bishop's pawn is marked
+    /// (its capture loses, only it may mate, it may not promote).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub marked_pawn: Option<String>,
 }
 
 /// A whole run as written in TOML.
@@ -1043,6 +1047,17 @@ impl RunConfig {
             },
             repetition: application("repetition", &r.repetition)?,
             fifty_moves: application("fifty_moves", &r.fifty_moves)?,
+            marked_pawn: match r.marked_pawn.as_deref() {
+                None => None,
+                Some("white") => Some(arbiter_rules::Color::White),
+                Some("black") => Some(arbiter_rules::Color::Black),
+                Some(other) => {
+                    return Err(invalid(
+                        "rules.marked_pawn",
+                        format!("{other:?}: expected white or black (the side whose king's bishop's pawn is marked)"),
+                    ))
+                }
+            },
             insufficient_material: match r.insufficient_material.as_deref() {
                 None | Some("strict") => InsufficientMaterial::Strict,
                 Some("wide") => InsufficientMaterial::Wide,
@@ -1521,6 +1536,67 @@ mod tests {
             let err = RunConfig::parse(&text, "t").unwrap().check().unwrap_err();
             assert!(err.to_string().starts_with(expected), "{err}");
         }
+    }
+
+    /// A handicap match: the giver takes the side the laws give it in every game, or
+    /// alternates with the start mirrored; the games are counted one by one; a giver that is
+    /// not an engine, or without odds, or in a tournament, is refused naming the field.
+    #[test]
+    fn a_handicap_match_seats_the_giver() {
+        let two = MINIMAL.replace("cmd = \"stockfish\"", "builtin = \"staunton\"");
+        let with = |openings: &str| format!("{two}\n[openings]\n{openings}");
+        let spec = |openings: &str| {
+            RunConfig::parse(&with(openings), "t")
+                .unwrap()
+                .resolve(Path::new("."), 1)
+                .unwrap()
+        };
+        let knight = spec("odds = \"knight\"\ngiver = \"b\"");
+        assert!(!knight.paired);
+        assert_eq!(knight.games, 20, "rounds are units of two games");
+        for unit in 0..3 {
+            assert_eq!(
+                knight.seats(unit, 0),
+                [1, 0],
+                "the giver of a piece has White"
+            );
+            assert_eq!(knight.seats(unit, 1), [1, 0]);
+            assert_eq!(
+                knight.opening(unit, 1).start,
+                arbiter_rules::Odds::Knight.position()
+            );
+        }
+        let pawn = spec("odds = \"pawn-and-move\"\ngiver = \"a\"");
+        assert_eq!(pawn.seats(0, 0), [1, 0], "the giver of a pawn has Black");
+        assert_eq!(pawn.seats(0, 1), [1, 0]);
+        let alternating = spec("odds = \"knight\"\ngiver = \"a\"\nalternate = true");
+        assert_eq!(alternating.seats(0, 0), [0, 1]);
+        assert_eq!(alternating.seats(0, 1), [1, 0]);
+        assert_eq!(
+            alternating.opening(0, 1).start,
+            arbiter_rules::Odds::Knight.position().mirrored(),
+            "the giver as Black lacks its own knight"
+        );
+        let refused = |openings: &str| {
+            RunConfig::parse(&with(openings), "t")
+                .unwrap()
+                .check()
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(refused("odds = \"knight\"\ngiver = \"c\"").contains("\"c\" is not an engine"));
+        assert!(refused("giver = \"a\"").contains("giver needs odds"));
+        assert!(refused("odds = \"knight\"\nalternate = true").contains("need a giver"));
+        let three = format!(
+            "{}\n[[engine]]\nname = \"c\"\nbuiltin = \"staunton\"\n[openings]\nodds = \"rook\"\ngiver = \"a\"",
+            two.replace("rounds = 10", "rounds = 10\ntournament = \"round-robin\"")
+        );
+        let err = RunConfig::parse(&three, "t")
+            .unwrap()
+            .check()
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("between two engines"), "{err}");
     }
 
     /// A build recipe is checked from its text: each fault names its field; a good one plays

@@ -327,7 +327,13 @@ async fn play(
             let reason = describe(&outcome, mover, None);
             break (outcome, reason, Some(mover), mover);
         }
+        // Legal on the board and under the game's rules (the marked pawn may not promote).
         let mv = match parse_uci_move(&pos, reply.bestmove.trim()) {
+            Ok(mv) if game.allows(mv) => Ok(mv),
+            Ok(_) => Err(()),
+            Err(_) => Err(()),
+        };
+        let mv = match mv {
             Ok(mv) => mv,
             Err(_) => {
                 let outcome = Outcome::win(!mover, Termination::IllegalMove);
@@ -451,6 +457,10 @@ pub fn describe(outcome: &Outcome, to_move: Color, illegal_move: Option<&str>) -
         (Termination::StalledConnection, _) => format!("{side}'s connection stalls"),
         (Termination::Adjudication(_), None) => "Draw by adjudication".into(),
         (Termination::Adjudication(_), Some(w)) => format!("{w} wins by adjudication"),
+        (Termination::MarkedPawnCaptured, Some(w)) => format!("{w} takes the marked pawn"),
+        (Termination::MateByUnmarkedMan, Some(w)) => {
+            format!("{w} wins: mate by a man other than the marked pawn")
+        }
         (t, w) => format!("{} by {t}", w.unwrap_or("Draw")),
     }
 }
