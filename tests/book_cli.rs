@@ -7,11 +7,9 @@ use std::path::Path;
 
 use arbiter_rules::epd::Epd;
 use arbiter_rules::pgn::PgnReader;
-use arbiter_rules::polyglot::{encode_move, polyglot_key, BookEntry, PolyglotBook};
-use arbiter_rules::uci::parse_uci_move;
 use arbiter_rules::Position;
 
-use crate::common::{arbiter, text};
+use crate::common::{arbiter, polyglot_book, text};
 
 fn ok(args: &[&str], dir: &Path) -> String {
     let out = arbiter(args, dir);
@@ -245,31 +243,9 @@ fn convert_keeps_every_position() {
     assert_eq!(again, fens);
 
     // Polyglot to EPD: the book's lines to --plies.
-    let entries = [
-        (&[][..], "e2e4", 2),
-        (&[][..], "d2d4", 1),
-        (&["e2e4"][..], "c7c5", 1),
-    ]
-    .iter()
-    .map(|(line, mv, weight)| {
-        let mut pos = Position::starting();
-        for text in *line {
-            let played = parse_uci_move(&pos, text).unwrap();
-            pos.play_unchecked(played);
-        }
-        BookEntry {
-            key: polyglot_key(&pos),
-            raw_move: encode_move(parse_uci_move(&pos, mv).unwrap()),
-            weight: *weight,
-            learn: 0,
-        }
-    })
-    .collect();
-    std::fs::write(
-        dir.path().join("book.bin"),
-        PolyglotBook::from_entries(entries).to_bytes(),
-    )
-    .unwrap();
+    let entries: [(&[&str], &str, u16); 3] =
+        [(&[], "e2e4", 2), (&[], "d2d4", 1), (&["e2e4"], "c7c5", 1)];
+    std::fs::write(dir.path().join("book.bin"), polyglot_book(&entries)).unwrap();
     ok(
         &["book", "convert", "book.bin", "walked.epd", "--plies", "2"],
         dir.path(),

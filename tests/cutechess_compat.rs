@@ -756,38 +756,16 @@ fn an_error_exit_leaves_the_exports_as_the_store_holds_them() {
 /// the published ones).
 #[test]
 fn a_polyglot_book_opens_the_games() {
-    use arbiter_rules::polyglot::{encode_move, polyglot_key, BookEntry, PolyglotBook};
-    use arbiter_rules::uci::parse_uci_move;
-    use arbiter_rules::Position;
     let dir = tempfile::tempdir().unwrap();
-    let entries = [
-        (&[][..], "e2e4", 5),
-        (&[][..], "d2d4", 1),
-        (&["e2e4"][..], "c7c5", 4),
-        (&["e2e4", "c7c5"][..], "g1f3", 1),
-        (&["d2d4"][..], "g8f6", 1),
-        (&["d2d4", "g8f6"][..], "c2c4", 1),
-    ]
-    .iter()
-    .map(|(line, mv, weight)| {
-        let mut pos = Position::starting();
-        for text in *line {
-            let played = parse_uci_move(&pos, text).unwrap();
-            pos.play_unchecked(played);
-        }
-        BookEntry {
-            key: polyglot_key(&pos),
-            raw_move: encode_move(parse_uci_move(&pos, mv).unwrap()),
-            weight: *weight,
-            learn: 0,
-        }
-    })
-    .collect();
-    std::fs::write(
-        dir.path().join("book.bin"),
-        PolyglotBook::from_entries(entries).to_bytes(),
-    )
-    .unwrap();
+    let entries: [(&[&str], &str, u16); 6] = [
+        (&[], "e2e4", 5),
+        (&[], "d2d4", 1),
+        (&["e2e4"], "c7c5", 4),
+        (&["e2e4", "c7c5"], "g1f3", 1),
+        (&["d2d4"], "g8f6", 1),
+        (&["d2d4", "g8f6"], "c2c4", 1),
+    ];
+    std::fs::write(dir.path().join("book.bin"), common::polyglot_book(&entries)).unwrap();
     let line = "-engine builtin=staunton name=dev -engine builtin=staunton name=base \
                 -each tc=inf nodes=200 hash=0 -maxmoves 30 -rounds 4 -store runs.db \
                 -openings file=book.bin format=polyglot plies=3 order=sequential";

@@ -330,19 +330,7 @@ fn a_worker_with_another_engine_binary_is_refused() {
     let db = dir.path().join("fleet.db").display().to_string();
     let submitted = submit_engine_against_itself(&db, &submitter);
     assert!(submitted.status.success(), "{}", text(&submitted.stderr));
-    let played = arbiter(
-        &[
-            "worker",
-            "--db",
-            &db,
-            "--name",
-            "other",
-            "--exit-when-idle",
-            "--lease",
-            "5",
-        ],
-        &other,
-    );
+    let played = until_idle(&db, "other", &other, &[]);
     let said = text(&played.stderr);
     assert!(played.status.success(), "{said}");
     assert!(
@@ -568,19 +556,7 @@ fn a_worker_whose_engine_cannot_start_leaves_the_run() {
     let db = dir.path().join("fleet.db").display().to_string();
     let submitted = submit_engine_against_itself(&db, dir.path());
     assert!(submitted.status.success(), "{}", text(&submitted.stderr));
-    let played = arbiter(
-        &[
-            "worker",
-            "--db",
-            &db,
-            "--name",
-            "w",
-            "--exit-when-idle",
-            "--lease",
-            "5",
-        ],
-        dir.path(),
-    );
+    let played = until_idle(&db, "w", dir.path(), &[]);
     let said = text(&played.stderr);
     assert!(played.status.success(), "{said}");
     assert!(
@@ -1041,6 +1017,23 @@ fn a_run_whose_submitters_died_before_advancing_is_advanced_by_a_worker() {
     });
 }
 
+/// `arbiter worker --db DB --name NAME --exit-when-idle --lease 5 EXTRA...` in `dir`, waited
+/// for.
+fn until_idle(db: &str, name: &str, dir: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "worker",
+        "--db",
+        db,
+        "--name",
+        name,
+        "--exit-when-idle",
+        "--lease",
+        "5",
+    ];
+    args.extend_from_slice(extra);
+    arbiter(&args, dir)
+}
+
 /// staunton's bench node count, as its own `bench` prints it (the oracle the runner's reading
 /// of the count is checked against).
 pub(crate) fn staunton_bench() -> u64 {
@@ -1078,21 +1071,7 @@ fn a_worker_whose_engine_benches_otherwise_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let bench = staunton_bench();
     let db = dir.path().join("fleet.db").display().to_string();
-    let work = |name: &str| {
-        arbiter(
-            &[
-                "worker",
-                "--db",
-                &db,
-                "--name",
-                name,
-                "--exit-when-idle",
-                "--lease",
-                "5",
-            ],
-            dir.path(),
-        )
-    };
+    let work = |name: &str| until_idle(&db, name, dir.path(), &[]);
     // The commit message's count is one off: another build than the one benched here.
     bench_config(dir.path(), bench + 1);
     let submitted = arbiter(&["submit", "bench.toml", "--db", &db], dir.path());
@@ -1178,23 +1157,7 @@ fn a_worker_builds_an_engine_from_its_recipe() {
     };
     let db = dir.path().join("fleet.db").display().to_string();
     let builds = dir.path().join("builds").display().to_string();
-    let work = |name: &str| {
-        arbiter(
-            &[
-                "worker",
-                "--db",
-                &db,
-                "--name",
-                name,
-                "--exit-when-idle",
-                "--lease",
-                "5",
-                "--builds",
-                &builds,
-            ],
-            dir.path(),
-        )
-    };
+    let work = |name: &str| until_idle(&db, name, dir.path(), &["--builds", &builds]);
     recipe(&commit);
     for (run, worker) in [(0, "w1"), (1, "w2")] {
         let submitted = arbiter(&["submit", "bench.toml", "--db", &db], dir.path());

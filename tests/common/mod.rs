@@ -66,3 +66,27 @@ pub fn raw_sql(db: &Path, sql: &str) {
         pool.close().await;
     });
 }
+
+/// A Polyglot book's bytes from `(line, move, weight)` entries: the move (UCI) after the line's
+/// moves from the standard position, keyed as the format keys positions.
+pub fn polyglot_book(entries: &[(&[&str], &str, u16)]) -> Vec<u8> {
+    use arbiter_rules::polyglot::{encode_move, polyglot_key, BookEntry, PolyglotBook};
+    use arbiter_rules::uci::parse_uci_move;
+    let entries = entries
+        .iter()
+        .map(|(line, mv, weight)| {
+            let mut pos = arbiter_rules::Position::starting();
+            for text in *line {
+                let played = parse_uci_move(&pos, text).unwrap();
+                pos.play_unchecked(played);
+            }
+            BookEntry {
+                key: polyglot_key(&pos),
+                raw_move: encode_move(parse_uci_move(&pos, mv).unwrap()),
+                weight: *weight,
+                learn: 0,
+            }
+        })
+        .collect();
+    PolyglotBook::from_entries(entries).to_bytes()
+}

@@ -21,7 +21,7 @@ use staunton::{Engine, Limits, Params, Score};
 use tokio::sync::{mpsc, watch};
 
 use crate::config::{EngineConfig, EngineSettings, RunConfig};
-use crate::openings::{Book, BookChoice, BookFormat, BookSpec, Opening};
+use crate::openings::{splitmix, Book, BookChoice, BookFormat, BookSpec, Opening};
 use crate::play::{play_with, End, Flow, MatchError, PairSink, PlayedPair, Players};
 
 /// Scores from White's side, in centipawns, both ends included.
@@ -250,11 +250,9 @@ impl Draws {
     }
 
     fn next(&mut self) -> u64 {
+        let draw = splitmix(self.0);
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        draw
     }
 
     fn below(&mut self, n: u64) -> u64 {

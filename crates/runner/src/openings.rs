@@ -382,7 +382,8 @@ fn shuffled_index(seed: u64, n: u64, position: u64) -> u64 {
     }
 }
 
-fn splitmix(mut z: u64) -> u64 {
+/// splitmix64's output for state `z`: the mixing behind every seeded draw of the books.
+pub(crate) fn splitmix(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
