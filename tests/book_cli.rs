@@ -437,3 +437,54 @@ fn a_handicap_match_gives_the_odds_in_every_game() {
         "the giver as Black lacks its knight and has the move"
     );
 }
+
+/// The drawn-game colour rule through the binary: after each draw the same engine has White,
+/// after each decisive game the other.
+#[test]
+fn after_a_drawn_game_its_first_player_moves_first_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../openings/balanced.epd");
+    std::fs::write(
+        dir.path().join("kept.toml"),
+        format!(
+            "name = \"kept\"\nseed = 5\ngames = 1\nrounds = 16\npgnout = \"kept.pgn\"\n\
+             [each]\ntc = \"inf\"\nnodes = 400\n\
+             [[engine]]\nname = \"a\"\nbuiltin = \"staunton\"\n\
+             [[engine]]\nname = \"b\"\nbuiltin = \"staunton\"\nparams = {{ knight_mg = 250 }}\n\
+             [openings]\nfile = {:?}\norder = \"random\"\n\
+             [rules]\ncolours_after_draw = \"kept\"\n[adjudication]\nmaxmoves = 40\n",
+            book.display().to_string()
+        ),
+    )
+    .unwrap();
+    ok(&["match", "kept.toml"], dir.path());
+    let games: Vec<_> = PgnReader::new(std::io::BufReader::new(
+        std::fs::File::open(dir.path().join("kept.pgn")).unwrap(),
+    ))
+    .map(Result::unwrap)
+    .collect();
+    assert_eq!(games.len(), 16);
+    let (mut kept, mut swapped) = (0, 0);
+    for pair in games.windows(2) {
+        let same = pair[0].tag("White") == pair[1].tag("White");
+        if pair[0].result == "1/2-1/2" {
+            assert!(
+                same,
+                "after a draw: {:?} then {:?}",
+                pair[0].tags, pair[1].tags
+            );
+            kept += 1;
+        } else {
+            assert!(
+                !same,
+                "after a win: {:?} then {:?}",
+                pair[0].tags, pair[1].tags
+            );
+            swapped += 1;
+        }
+    }
+    assert!(
+        kept > 0 && swapped > 0,
+        "both cases seen: {kept} kept, {swapped} swapped"
+    );
+}

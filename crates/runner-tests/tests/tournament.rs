@@ -65,6 +65,7 @@ fn spec(pairs: u64, concurrency: usize, nodes: u64) -> MatchSpec {
         site: "here".into(),
         log: None,
         handicap: None,
+        drawn_game_colours: None,
     })
 }
 

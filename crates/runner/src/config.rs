@@ -47,7 +47,7 @@ use crate::lines;
 use crate::openings::{Book, BookSpec};
 use crate::player::{PlayerKind, PlayerSpec};
 use crate::process::{ProcessSpec, Timeouts, DEFAULT_MOVE_TIMEOUT};
-use crate::spec::{Handicap, MatchSpec, PlaySpec, SprtJudge, TournamentKind};
+use crate::spec::{DrawnGameColours, Handicap, MatchSpec, PlaySpec, SprtJudge, TournamentKind};
 use crate::tc::{ClockSpec, TimeControl};
 
 pub mod cutechess;
@@ -218,6 +218,10 @@ pub struct RulesConfig {
     /// (its capture loses, only it may mate, it may not promote).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub marked_pawn: Option<String>,
+    /// `kept`: the old laws' rule that after a drawn game the player who had the first move
+    /// has it again (colours otherwise alternate game by game); `alternate` (default): not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub colours_after_draw: Option<String>,
 }
 
 /// A whole run as written in TOML.
@@ -565,6 +569,7 @@ impl RunConfig {
                 ))
             }
         };
+        let drawn_game_colours = self.drawn_game_colours(paired, concurrency, handicap)?;
         let report = self.report_settings()?;
         if self.ping_ms == Some(0) {
             return Err(invalid("ping_ms", "must be at least 1 millisecond"));
@@ -634,7 +639,43 @@ impl RunConfig {
             log: self.log.clone(),
             warnings,
             handicap,
+            drawn_game_colours,
         })
+    }
+
+    /// Whether the games follow the drawn-game colour rule, which needs games played one at a
+    /// time and in order, each its own (`games = 1`), between two engines.
+    fn drawn_game_colours(
+        &self,
+        paired: bool,
+        concurrency: usize,
+        handicap: Option<Handicap>,
+    ) -> Result<bool, ConfigError> {
+        let field = "rules.colours_after_draw";
+        match self.rules.colours_after_draw.as_deref() {
+            None | Some("alternate") => Ok(false),
+            Some("kept") => {
+                let why = if paired {
+                    Some("games = 1: the rule decides each game's colours from the one before, and a pair's two games would swap them regardless")
+                } else if concurrency != 1 {
+                    Some("concurrency = 1: each game's colours depend on the result of the one before")
+                } else if self.engines.len() != 2 {
+                    Some("two engines: it is a rule of matches")
+                } else if handicap.is_some() {
+                    Some("no giver: a handicap match has its own colours")
+                } else {
+                    None
+                };
+                match why {
+                    Some(why) => Err(invalid(field, format!("\"kept\" needs {why}"))),
+                    None => Ok(true),
+                }
+            }
+            Some(other) => Err(invalid(
+                field,
+                format!("{other:?}: expected kept (the drawn game's first player moves first again) or alternate"),
+            )),
+        }
     }
 
     /// The handicap match `[openings] giver` asks for: the giver among the two engines.
@@ -1106,6 +1147,8 @@ pub struct CheckedConfig {
     pub warnings: Vec<String>,
     /// A handicap match's giver and odds; such a run is unpaired.
     pub handicap: Option<Handicap>,
+    /// Whether the drawn-game colour rule holds; such a run is unpaired and one game at a time.
+    pub drawn_game_colours: bool,
 }
 
 /// One engine of a checked run.
@@ -1178,6 +1221,9 @@ impl CheckedConfig {
             site: self.site,
             log,
             handicap: self.handicap,
+            drawn_game_colours: self
+                .drawn_game_colours
+                .then(|| Arc::new(DrawnGameColours::default())),
         };
         Ok(MatchSpec {
             play: Arc::new(play),
@@ -1597,6 +1643,55 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("between two engines"), "{err}");
+    }
+
+    /// The drawn-game colour rule needs games one at a time, each its own, between two
+    /// engines; its seats follow the recorded results.
+    #[test]
+    fn the_drawn_game_colour_rule_is_checked_and_seats_by_results() {
+        let two = MINIMAL.replace("cmd = \"stockfish\"", "builtin = \"staunton\"");
+        let with = |extra: &str| format!("{extra}\n{two}\n[rules]\ncolours_after_draw = \"kept\"");
+        let refused = |extra: &str| {
+            RunConfig::parse(&with(extra), "t")
+                .unwrap()
+                .check()
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(refused("").contains("needs games = 1"));
+        assert!(refused("games = 1\nconcurrency = 2").contains("needs concurrency = 1"));
+        let odd = format!("{two}\n[rules]\ncolours_after_draw = \"sometimes\"");
+        let err = RunConfig::parse(&odd, "t")
+            .unwrap()
+            .check()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("rules.colours_after_draw") && err.contains("expected kept"),
+            "{err}"
+        );
+
+        let text = with("").replace("rounds = 10", "rounds = 10\ngames = 1");
+        let spec = RunConfig::parse(&text, "t")
+            .unwrap()
+            .resolve(Path::new("."), 1)
+            .unwrap();
+        let rule = spec.drawn_game_colours.clone().unwrap();
+        assert_eq!(spec.seats(0, 0), [0, 1], "the first engine begins");
+        rule.record(1, 0, true);
+        assert_eq!(
+            spec.seats(0, 1),
+            [0, 1],
+            "after a draw the same player begins"
+        );
+        rule.record(2, 0, false);
+        assert_eq!(
+            spec.seats(1, 0),
+            [1, 0],
+            "after a decisive game the other does"
+        );
+        rule.record(3, 1, false);
+        assert_eq!(spec.seats(1, 1), [0, 1]);
     }
 
     /// A build recipe is checked from its text: each fault names its field; a good one plays

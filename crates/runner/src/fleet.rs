@@ -293,6 +293,13 @@ async fn queue_checked(
     options: &SubmitOptions,
     tuning: Option<&TuningSubmission>,
 ) -> Result<SubmittedRun, FleetError> {
+    if checked.drawn_game_colours {
+        return Err(FleetError::Refused(
+            "rules.colours_after_draw: the drawn-game colour rule plays each game after the \
+             one before on one machine (arbiter match), not in a fleet's batches"
+                .to_owned(),
+        ));
+    }
     let mut warnings = checked.warnings.clone();
     for (field, set) in [
         ("pgnout", config.pgnout.is_some()),

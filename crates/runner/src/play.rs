@@ -824,6 +824,12 @@ async fn worker(
                 players.put(engine, Kept { spec, player });
             }
         }
+        // The next game's colours may follow from this one's result (the drawn-game colour
+        // rule): recorded before this worker asks for its next game.
+        if let Some(rule) = &spec.drawn_game_colours {
+            let drawn = record.half_points(Color::White) == 1;
+            rule.record(number, order[0], drawn);
+        }
         if done
             .send(Ok(Finished {
                 pair,

@@ -14,7 +14,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use arbiter_stats::{SprtState, SprtStatus};
-use arbiter_store::{Committed, GameRow, PairTally, Prefix, RunId, RunState, Store, Totals};
+use arbiter_store::{
+    Committed, GameResult, GameRow, PairTally, Prefix, RunId, RunState, Store, Totals,
+};
 use futures_util::future::BoxFuture;
 use futures_util::TryStreamExt;
 use tokio::sync::{mpsc, watch};
@@ -313,6 +315,16 @@ async fn run_match_body(
         });
     }
 
+    // Under the drawn-game colour rule the next game's colours follow from the stored ones.
+    if let Some(rule) = &spec.drawn_game_colours {
+        let mut games = store.games(run);
+        while let Some(game) = games.try_next().await? {
+            let row = game.game;
+            if let Some(white) = spec.players.iter().position(|p| p.name == row.white) {
+                rule.record(row.game_number, white, row.result == GameResult::Draw);
+            }
+        }
+    }
     let missing = (0..spec.pairs).filter(move |unit| !committed.contains(unit));
     let ending = play(&spec.play, missing, &mut sink, &events, &mut cancel).await?;
     let verdict = match ending.end {

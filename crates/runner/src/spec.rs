@@ -105,6 +105,49 @@ pub struct PlaySpec {
     pub log: Option<Arc<CommLog>>,
     /// A handicap match: who gives which odds, and how the colours go. Such a run is unpaired.
     pub handicap: Option<Handicap>,
+    /// The old laws' colour rule for drawn games (`[rules] colours_after_draw = "kept"`),
+    /// with the colours of the games played so far; such a run is unpaired and played one game
+    /// at a time.
+    pub drawn_game_colours: Option<Arc<DrawnGameColours>>,
+}
+
+/// "If a game be drawn, the player who began it has the first move of the following one":
+/// colours alternate game by game, except after a draw. Game `n`'s colours then depend on game
+/// `n - 1`'s result, so this is the one schedule that is not a pure function of the unit: the
+/// games are played in order, one at a time, and each finished game is recorded here (a
+/// resumed run records its stored games first).
+#[derive(Debug, Default)]
+pub struct DrawnGameColours {
+    /// By game number: the engine that had White, and whether the game was drawn.
+    games: std::sync::Mutex<std::collections::BTreeMap<u64, (usize, bool)>>,
+}
+
+impl DrawnGameColours {
+    /// Records game `number`: `white` had the first move, and it was `drawn` or not.
+    pub fn record(&self, number: u64, white: usize, drawn: bool) {
+        if let Ok(mut games) = self.games.lock() {
+            games.insert(number, (white, drawn));
+        }
+    }
+
+    /// Who has White in game `number` (from 1) between `first` and `second`.
+    fn white_of(&self, number: u64, first: usize, second: usize) -> usize {
+        let other = |white: usize| if white == first { second } else { first };
+        let previous = self
+            .games
+            .lock()
+            .ok()
+            .and_then(|games| games.get(&number.saturating_sub(1)).copied());
+        match previous {
+            _ if number <= 1 => first,
+            Some((white, true)) => white,
+            Some((white, false)) => other(white),
+            // Not played yet (only when games are played out of order, which the
+            // configuration refuses): plain alternation.
+            None if number % 2 == 1 => first,
+            None => second,
+        }
+    }
 }
 
 /// A handicap match (`[openings] odds = ..., giver = ...`): the giver gives the odds in every
@@ -267,6 +310,14 @@ impl PlaySpec {
     /// The engines of game `game_index` of `unit`, White first.
     pub fn seats(&self, unit: u64, game_index: usize) -> [usize; 2] {
         let [first, second] = self.pairings[self.pairing_of(unit).0];
+        if let Some(rule) = &self.drawn_game_colours {
+            let white = rule.white_of(self.game_number(unit, game_index), first, second);
+            return if white == first {
+                [first, second]
+            } else {
+                [second, first]
+            };
+        }
         if let Some(handicap) = self.handicap {
             let other = if handicap.giver == first {
                 second
@@ -379,6 +430,7 @@ pub(crate) mod tests {
             site: "here".into(),
             log: None,
             handicap: None,
+            drawn_game_colours: None,
         }
     }
 
