@@ -488,3 +488,32 @@ fn after_a_drawn_game_its_first_player_moves_first_again() {
         "both cases seen: {kept} kept, {swapped} swapped"
     );
 }
+
+/// Every shipped match configuration is one arbiter accepts as written (checked from its text,
+/// as a coordinator checks it: no file is read, no engine started).
+#[test]
+fn every_shipped_match_configuration_checks() {
+    let configs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
+    let mut checked = Vec::new();
+    for entry in std::fs::read_dir(&configs).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        // Match configurations: engines, and none of the tuners' or datagen's own sections.
+        let is_match = path.extension().is_some_and(|e| e == "toml")
+            && text.contains("[[engine]]")
+            && !text.contains("[spsa]")
+            && !text.contains("[texel]");
+        if !is_match {
+            continue;
+        }
+        let config = arbiter_runner::config::RunConfig::parse(&text, &path.display().to_string())
+            .unwrap_or_else(|e| panic!("{e}"));
+        config
+            .check()
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        checked.push(path.file_name().unwrap().to_string_lossy().into_owned());
+    }
+    for expected in ["quick.toml", "sprt-balanced.toml", "odds-knight.toml"] {
+        assert!(checked.iter().any(|c| c == expected), "{checked:?}");
+    }
+}
