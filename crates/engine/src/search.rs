@@ -354,6 +354,25 @@ impl<'a> Searcher<'a> {
             }
         }
 
+        // Never without a move while one is legal: a root that ended without a line (an
+        // iteration stopped before its first root move raised alpha, a score taken without a
+        // move) plays the hash move, else the first searchable legal move. Only ever reached
+        // when the iterations left nothing, so it changes no search that found a move.
+        if best.is_empty() {
+            let searchable = |mv: &Move| self.root_moves.is_empty() || self.root_moves.contains(mv);
+            let hash_move = self
+                .tt
+                .probe(root.hash(), 0)
+                .map_or(PackedMove::NONE, |hit| hit.mv);
+            let fallback = legal
+                .iter()
+                .copied()
+                .filter(searchable)
+                .find(|&mv| PackedMove::new(mv) == hash_move)
+                .or_else(|| legal.iter().copied().find(searchable));
+            best.extend(fallback);
+        }
+
         // `go infinite` reports its move only when told to stop.
         if limits.infinite {
             while !self.stop.load(Ordering::Relaxed) {
