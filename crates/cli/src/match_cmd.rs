@@ -262,7 +262,7 @@ async fn run_async(
         }
         // So is an engine whose bench differs from the count the configuration states: it is
         // another build than the run names (benched once; the check after opening is free).
-        if args.db.is_none() {
+        if args.db.is_none() && config.engines.iter().any(|e| e.bench.is_some()) {
             let resolved = config.resolve(&base, 0)?;
             verify_benches(config, &resolved.players).await?;
         }
