@@ -21,7 +21,7 @@ use staunton::{Engine, Limits, Params, Score};
 use tokio::sync::{mpsc, watch};
 
 use crate::config::{EngineConfig, EngineSettings, RunConfig};
-use crate::openings::{splitmix, Book, BookChoice, BookFormat, BookSpec, Opening};
+use crate::openings::{guess_format, splitmix, Book, BookChoice, BookFormat, BookSpec, Opening};
 use crate::play::{play_with, End, Flow, MatchError, PairSink, PlayedPair, Players};
 
 /// Scores from White's side, in centipawns, both ends included.
@@ -217,27 +217,27 @@ fn candidate(options: &GenerateOptions, k: u64, engine: &mut Engine) -> Option<G
     if game.outcome().is_some() {
         return None;
     }
-    let position = *game.position();
-    engine.new_game();
-    let stop = AtomicBool::new(false);
-    let result = engine.search(
-        &[position],
-        &Limits::nodes(options.nodes),
-        &stop,
-        &mut |_| {},
-    );
-    let Score::Cp(cp) = result.score else {
-        return None;
-    };
-    let score = match position.turn() {
-        Color::White => cp,
-        Color::Black => -cp,
-    };
+    let score = white_score(engine, game.position(), options.nodes)?;
     Some(Generated {
         start,
         moves,
         score,
         source,
+    })
+}
+
+/// staunton's score of `pos` at `nodes`, from White's side in centipawns, searched afresh (a
+/// new game: no earlier search's tables); none for a mate score, which is no opening's.
+fn white_score(engine: &mut Engine, pos: &Position, nodes: u64) -> Option<i32> {
+    engine.new_game();
+    let stop = AtomicBool::new(false);
+    let result = engine.search(&[*pos], &Limits::nodes(nodes), &stop, &mut |_| {});
+    let Score::Cp(cp) = result.score else {
+        return None;
+    };
+    Some(match pos.turn() {
+        Color::White => cp,
+        Color::Black => -cp,
     })
 }
 
@@ -406,7 +406,8 @@ pub fn check<'a>(
         };
         Ok(CheckReport {
             path: path.display().to_string(),
-            format: format!("{:?}", spec.format.unwrap_or_else(|| guess(path))).to_lowercase(),
+            format: format!("{:?}", spec.format.unwrap_or_else(|| guess_format(path)))
+                .to_lowercase(),
             openings: openings.len(),
             invalid,
             duplicates,
@@ -414,14 +415,6 @@ pub fn check<'a>(
             lopsided,
         })
     })
-}
-
-fn guess(path: &Path) -> BookFormat {
-    match path.extension().and_then(|e| e.to_str()) {
-        Some(ext) if ext.eq_ignore_ascii_case("pgn") => BookFormat::Pgn,
-        Some(ext) if ext.eq_ignore_ascii_case("bin") => BookFormat::Polyglot,
-        _ => BookFormat::Epd,
-    }
 }
 
 /// Each opening's score at `nodes`, in parallel, gathered into buckets.
@@ -432,22 +425,11 @@ fn spread(openings: &[Opening], nodes: u64, threads: usize) -> ScoreSpread {
             .map(|t| {
                 scope.spawn(move || {
                     let mut engine = Engine::new(Params::default(), 1);
-                    let stop = AtomicBool::new(false);
                     (t..openings.len())
                         .step_by(threads)
                         .map(|i| {
                             let pos = openings[i].position_after_book();
-                            engine.new_game();
-                            let result =
-                                engine.search(&[pos], &Limits::nodes(nodes), &stop, &mut |_| {});
-                            let cp = match result.score {
-                                Score::Cp(cp) => Some(cp),
-                                Score::Mate(_) => None,
-                            };
-                            (
-                                i,
-                                cp.map(|cp| if pos.turn() == Color::White { cp } else { -cp }),
-                            )
+                            (i, white_score(&mut engine, &pos, nodes))
                         })
                         .collect::<Vec<_>>()
                 })

@@ -390,7 +390,8 @@ pub(crate) fn splitmix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-fn guess_format(path: &Path) -> BookFormat {
+/// A book's format from its file name, when the configuration does not say.
+pub(crate) fn guess_format(path: &Path) -> BookFormat {
     match path.extension().and_then(|e| e.to_str()) {
         Some(ext) if ext.eq_ignore_ascii_case("pgn") => BookFormat::Pgn,
         Some(ext) if ext.eq_ignore_ascii_case("bin") => BookFormat::Polyglot,
