@@ -513,7 +513,12 @@ fn every_shipped_match_configuration_checks() {
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         checked.push(path.file_name().unwrap().to_string_lossy().into_owned());
     }
-    for expected in ["quick.toml", "sprt-balanced.toml", "odds-knight.toml"] {
+    for expected in [
+        "quick.toml",
+        "sprt-balanced.toml",
+        "odds-knight.toml",
+        "ladder.toml",
+    ] {
         assert!(checked.iter().any(|c| c == expected), "{checked:?}");
     }
 }

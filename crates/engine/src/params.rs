@@ -305,6 +305,16 @@ declare_params! {
     /// Internal iterative reduction: shallowest depth at which a node without a hash move is
     /// searched one ply less.
     iir_depth = 4, 2, 10, 0.5, 0.002;
+    /// Razoring: deepest depth at which a node far below alpha is settled by a quiescence
+    /// search (0: never).
+    razor_depth = 0, 0, 4, 0.5, 0.002;
+    /// Razoring: how far below alpha the evaluation must be, per ply of depth (centipawns).
+    razor_margin = 250, 50, 600, 20.0, 0.002;
+    /// History pruning: deepest depth at which a quiet move with a bad history is skipped
+    /// (0: never).
+    hist_prune_depth = 0, 0, 6, 0.5, 0.002;
+    /// History pruning: how bad, in history points per ply of depth.
+    hist_prune_margin = 4096, 256, 16384, 256.0, 0.002;
 }
 
 /// The (middlegame, endgame) names of the piece values, pawn to queen.

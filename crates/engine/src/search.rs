@@ -566,7 +566,22 @@ impl<'a> Searcher<'a> {
                 return eval;
             }
 
-            // 8. Null move: if passing still beats beta, some real move will too. Not without
+            // 8. Razoring: this far below alpha near the horizon only a capture can save the
+            //    node; when the quiescence search agrees, its score stands.
+            if depth <= self.params.razor_depth
+                && eval + self.params.razor_margin * depth <= alpha
+                && alpha < MATE_BOUND
+            {
+                let score = self.quiescence(pos, alpha, alpha + 1, ply);
+                if self.aborted {
+                    return 0;
+                }
+                if score <= alpha {
+                    return score;
+                }
+            }
+
+            // 9. Null move: if passing still beats beta, some real move will too. Not without
             //    pieces, where zugzwang is common, and never twice in a row.
             if depth >= 3
                 && eval >= beta
@@ -594,13 +609,13 @@ impl<'a> Searcher<'a> {
             }
         }
 
-        // 9. Internal iterative reduction: without a hash move this node was not searched
-        //    before and is probably less important; search it shallower.
+        // 10. Internal iterative reduction: without a hash move this node was not searched
+        //     before and is probably less important; search it shallower.
         if depth >= self.params.iir_depth && tt_move.is_none() {
             depth -= 1;
         }
 
-        // 10. Generate and order the moves.
+        // 11. Generate and order the moves.
         let us = pos.turn();
         let previous = if ply > 0 {
             self.stack[ply - 1].mv
@@ -640,7 +655,7 @@ impl<'a> Searcher<'a> {
                 continue;
             }
 
-            // 11. Shallow-depth pruning, once some move has saved us from being mated. Checks
+            // 12. Shallow-depth pruning, once some move has saved us from being mated. Checks
             //     are exempt (measured: WAC at 40k nodes 184 -> 211).
             if !root && best_score > -MATE_BOUND {
                 if quiet && !gives_check {
@@ -655,6 +670,14 @@ impl<'a> Searcher<'a> {
                         && eval + self.params.fut_base + self.params.fut_margin * depth <= alpha
                     {
                         skip_quiets = true;
+                        continue;
+                    }
+                    // History: a quiet move that keeps failing here is not worth a search
+                    // this near the horizon.
+                    if depth <= self.params.hist_prune_depth
+                        && self.heur.quiet_score(us, previous, mv)
+                            < -self.params.hist_prune_margin * depth
+                    {
                         continue;
                     }
                     // SEE: the moved piece is simply lost.
@@ -678,7 +701,7 @@ impl<'a> Searcher<'a> {
             }
             move_count += 1;
 
-            // 12. Check extension: forcing lines are searched a ply deeper, up to twice the
+            // 13. Check extension: forcing lines are searched a ply deeper, up to twice the
             //     iteration's depth (cross-checks could otherwise extend without end).
             //     Measured: WAC 214 extending every check, 209 only SEE-safe ones, 204 none.
             let extend = gives_check && (ply as i32) < 2 * self.root_depth;
@@ -688,7 +711,7 @@ impl<'a> Searcher<'a> {
             self.stack[ply + 1].in_check = gives_check;
             self.keys.push(child.hash());
 
-            // 13. Principal variation search with late-move reductions: the first move gets
+            // 14. Principal variation search with late-move reductions: the first move gets
             //     the full window, later ones a zero window (reduced when late and quiet),
             //     re-searched only if they surprise.
             let score = if move_count == 1 {
@@ -728,7 +751,7 @@ impl<'a> Searcher<'a> {
                         self.can_abort = true;
                     }
                     if score >= beta {
-                        // 14. A cutoff teaches move ordering: killers, countermove, history
+                        // 15. A cutoff teaches move ordering: killers, countermove, history
                         //     (counter-move history: +9 Elo [-24, +43] in self-play).
                         if quiet {
                             let bonus = Self::stat_bonus(depth);
@@ -754,7 +777,7 @@ impl<'a> Searcher<'a> {
             return alpha;
         }
 
-        // 15. Remember the result for later visits and the next iteration.
+        // 16. Remember the result for later visits and the next iteration.
         let bound = if best_score >= beta {
             Bound::Lower
         } else if best_score > original_alpha {
