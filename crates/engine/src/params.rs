@@ -307,7 +307,7 @@ declare_params! {
     iir_depth = 4, 2, 10, 0.5, 0.002;
     /// Razoring: deepest depth at which a node far below alpha is settled by a quiescence
     /// search (0: never).
-    razor_depth = 0, 0, 4, 0.5, 0.002;
+    razor_depth = 2, 0, 4, 0.5, 0.002;
     /// Razoring: how far below alpha the evaluation must be, per ply of depth (centipawns).
     razor_margin = 250, 50, 600, 20.0, 0.002;
     /// History pruning: deepest depth at which a quiet move with a bad history is skipped
