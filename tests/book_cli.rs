@@ -518,6 +518,7 @@ fn every_shipped_match_configuration_checks() {
         "sprt-balanced.toml",
         "odds-knight.toml",
         "ladder.toml",
+        "milestones.toml",
     ] {
         assert!(checked.iter().any(|c| c == expected), "{checked:?}");
     }
