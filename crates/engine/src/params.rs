@@ -268,8 +268,12 @@ declare_params! {
     drawish_scale = 16, 0, 64, 3.0, 0.002;
 
     // ---- Search constants.
+    /// Aspiration windows: shallowest iteration searched in a window around the last score.
+    asp_depth = 4, 1, 10, 0.5, 0.002;
     /// Aspiration window half-width at the start of an iteration (centipawns).
     asp_delta = 15, 5, 80, 2.0, 0.002;
+    /// Null move: shallowest depth at which passing is tried.
+    nmp_depth = 3, 1, 6, 0.5, 0.002;
     /// Null-move reduction: base plies.
     nmp_base = 3, 1, 6, 0.5, 0.002;
     /// Null-move reduction: one more ply per this many plies of depth.
@@ -296,6 +300,10 @@ declare_params! {
     lmr_div = 225, 100, 400, 12.0, 0.002;
     /// Late-move reductions: history points per ply of reduction removed or added.
     lmr_history_div = 8192, 2048, 32768, 512.0, 0.002;
+    /// Late-move reductions: shallowest depth at which late quiet moves are reduced.
+    lmr_depth = 3, 2, 6, 0.5, 0.002;
+    /// SEE pruning: deepest depth at which a move losing material by exchange is skipped.
+    see_depth = 8, 1, 12, 0.5, 0.002;
     /// SEE pruning of quiet moves: allowed loss per ply of depth (centipawns).
     see_quiet_margin = 60, 0, 200, 6.0, 0.002;
     /// SEE pruning of captures: allowed loss per ply² of depth (centipawns).
@@ -315,6 +323,13 @@ declare_params! {
     hist_prune_depth = 0, 0, 6, 0.5, 0.002;
     /// History pruning: how bad, in history points per ply of depth.
     hist_prune_margin = 4096, 256, 16384, 256.0, 0.002;
+    /// History bonus for a quiet cutoff at depth d: quad × d² + lin × d, at most max (the
+    /// same amount is taken from the quiet moves tried before it).
+    hist_bonus_quad = 16, 0, 64, 2.0, 0.002;
+    /// History bonus: the linear term's points per ply of depth.
+    hist_bonus_lin = 32, 0, 128, 4.0, 0.002;
+    /// History bonus: the most one cutoff adds (history points).
+    hist_bonus_max = 1600, 200, 4000, 100.0, 0.002;
 }
 
 /// The (middlegame, endgame) names of the piece values, pawn to queen.

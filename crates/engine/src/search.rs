@@ -394,7 +394,8 @@ impl<'a> Searcher<'a> {
     /// One iteration, first in a narrow window around the last score, widened on failure.
     fn aspiration(&mut self, root: &Position, depth: i32, previous: i32) -> i32 {
         let mut delta = self.params.asp_delta;
-        let (mut alpha, mut beta) = if depth >= 4 && previous.abs() < MATE_BOUND {
+        let (mut alpha, mut beta) = if depth >= self.params.asp_depth && previous.abs() < MATE_BOUND
+        {
             (previous - delta, previous + delta)
         } else {
             (-INFINITY, INFINITY)
@@ -483,8 +484,9 @@ impl<'a> Searcher<'a> {
         (pos.us() - board.by_role(Role::Pawn) - board.by_role(Role::King)).any()
     }
 
-    fn stat_bonus(depth: i32) -> i32 {
-        (16 * depth * depth + 32 * depth).min(1600)
+    fn stat_bonus(&self, depth: i32) -> i32 {
+        let p = &self.params;
+        (p.hist_bonus_quad * depth * depth + p.hist_bonus_lin * depth).min(p.hist_bonus_max)
     }
 
     /// The main search.
@@ -584,7 +586,7 @@ impl<'a> Searcher<'a> {
 
             // 9. Null move: if passing still beats beta, some real move will too. Not without
             //    pieces, where zugzwang is common, and never twice in a row.
-            if depth >= 3
+            if depth >= self.params.nmp_depth
                 && eval >= beta
                 && static_eval >= beta
                 && beta > -MATE_BOUND
@@ -682,14 +684,14 @@ impl<'a> Searcher<'a> {
                         continue;
                     }
                     // SEE: the moved piece is simply lost.
-                    if depth <= 8
+                    if depth <= self.params.see_depth
                         && !see_ge(pos, mv, -self.params.see_quiet_margin * depth, &self.values)
                     {
                         continue;
                     }
                 } else if !quiet
                     && !gives_check
-                    && depth <= 8
+                    && depth <= self.params.see_depth
                     && !see_ge(
                         pos,
                         mv,
@@ -719,7 +721,7 @@ impl<'a> Searcher<'a> {
                 -self.negamax(&child, new_depth, -beta, -alpha, ply + 1)
             } else {
                 let mut r = 0;
-                if depth >= 3 && move_count > 1 + i32::from(pv_node) && quiet {
+                if depth >= self.params.lmr_depth && move_count > 1 + i32::from(pv_node) && quiet {
                     r = self.lmr[(depth as usize).min(63)][(move_count as usize).min(63)];
                     r += i32::from(!pv_node) + i32::from(!improving);
                     r -= i32::from(gives_check || in_check);
@@ -755,7 +757,7 @@ impl<'a> Searcher<'a> {
                         // 15. A cutoff teaches move ordering: killers, countermove, history
                         //     (counter-move history: +9 Elo [-24, +43] in self-play).
                         if quiet {
-                            let bonus = Self::stat_bonus(depth);
+                            let bonus = self.stat_bonus(depth);
                             self.heur.store_killer(ply, mv);
                             self.heur.store_counter(!us, previous, mv);
                             self.heur.update_history(us, previous, mv, bonus);
