@@ -11,7 +11,9 @@
 #
 # A rerun with the same arguments resumes the stored run (target/ladder*.db). Writes the
 # games (target/ladder*.pgn), the report (target/ladder*-report/) and prints the rating list,
-# the rating line and each engine's losses on time.
+# the rating line and each engine's losses on time. Each version's games are also kept under
+# target/ladder-history/TAG/BENCH.pgn (staunton named by its bench) and, once there are two, every version
+# is rated in one pool.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 ROUNDS=${1:-10}
@@ -74,3 +76,15 @@ for game in re.split(r"\n\n(?=\[Event )", text):
         losses[tags[loser]] = losses.get(tags[loser], 0) + 1
 print("losses on time: " + (", ".join(f"{n} {k}" for n, k in sorted(losses.items())) or "none"))
 PY
+# Every version's ladder games in one pool: each run alone rates staunton against 20 games per
+# opponent, too few to pin the opponents; rated together, the versions share the opponents'
+# ratings and the difference between versions is measured rather than read off two anchors.
+BENCH=$("$ROOT/target/release/staunton" bench 2>&1 | sed -n 's/^Nodes searched: //p')
+HISTORY=$ROOT/target/ladder-history/$TAG
+mkdir -p "$HISTORY"
+sed "s/\"staunton\"\]/\"staunton-$BENCH\"]/" "$PGN" > "$HISTORY/$BENCH.pgn"
+if [ "$(ls "$HISTORY"/*.pgn | wc -l)" -gt 1 ]; then
+  echo
+  echo "every version's games of this ladder rated together (target/ladder-history/$TAG/BENCH.pgn):"
+  "$ARBITER" rate "$HISTORY"/*.pgn --anchor "$ANCHOR" | grep -E "^ *Rank|staunton-"
+fi
