@@ -1286,6 +1286,11 @@ impl CheckedEngine {
                 // A bare name is looked up on PATH; a path is taken from the config's folder.
                 if process.cmd.components().count() > 1 {
                     process.cmd = absolute(base, &process.cmd);
+                    // An engine started in its own folder would look for a relative program
+                    // there (exec follows the chdir): pin it to where arbiter runs.
+                    if process.dir.is_some() {
+                        process.cmd = std::path::absolute(&process.cmd).unwrap_or(process.cmd);
+                    }
                 }
                 process.dir = process.dir.map(|d| absolute(base, &d));
                 PlayerKind::Uci(process)
@@ -1512,6 +1517,24 @@ mod tests {
             RunConfig::parse(MINIMAL, "again").unwrap().run_name(),
             "stable name"
         );
+    }
+
+    /// An engine with its own `dir` still starts the program its `cmd` names from the
+    /// configuration's folder, even when that folder is given relative to arbiter's own.
+    #[test]
+    fn an_engine_in_its_own_folder_keeps_its_program() {
+        let text = MINIMAL.replace(
+            "cmd = \"stockfish\"",
+            "cmd = \"../target/release/engine\"\ndir = \".\"",
+        );
+        let config = RunConfig::parse(&text, "t").unwrap();
+        let spec = config.resolve(Path::new("configs"), 1).unwrap();
+        let PlayerKind::Uci(process) = &spec.players[1].kind else {
+            panic!("a UCI engine");
+        };
+        let here = std::env::current_dir().unwrap();
+        assert_eq!(process.cmd, here.join("configs/../target/release/engine"));
+        assert_eq!(process.dir.as_deref(), Some(Path::new("configs/.")));
     }
 
     /// Issue 18, item 12: the limit on an unclocked move is a setting, the same for every
