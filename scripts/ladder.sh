@@ -9,10 +9,12 @@
 #   scripts/ladder.sh [ROUNDS] [TC] [CONCURRENCY]   (defaults: the config's 10 pairs per
 #                                                     opponent, 10+0.1, 1 game at a time)
 #
-# A rerun with the same arguments resumes the stored run (target/ladder*.db). Writes the
+# A rerun with the same arguments resumes an unfinished run (target/ladder*.db); after a
+# finished one it plays a new run of the same configuration, another sample. Writes the
 # games (target/ladder*.pgn), the report (target/ladder*-report/) and prints the rating list,
 # the rating line and each engine's losses on time. Each version's games are also kept under
-# target/ladder-history/TAG/BENCH.pgn (staunton named by its bench) and, once there are two, every version
+# target/ladder-history/TAG/BENCH-runN.pgn (staunton named by its bench, so
+# runs of one version pool as one player) and, once there are two, every version
 # is rated in one pool.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -82,9 +84,10 @@ PY
 BENCH=$("$ROOT/target/release/staunton" bench 2>&1 | sed -n 's/^Nodes searched: //p')
 HISTORY=$ROOT/target/ladder-history/$TAG
 mkdir -p "$HISTORY"
-sed "s/\"staunton\"\]/\"staunton-$BENCH\"]/" "$PGN" > "$HISTORY/$BENCH.pgn"
+RUN=$(sed -n '1s/^Run \([0-9]*\) .*/\1/p' "$ROOT/target/$TAG.log")
+sed "s/\"staunton\"\]/\"staunton-$BENCH\"]/" "$PGN" > "$HISTORY/$BENCH-run$RUN.pgn"
 if [ "$(ls "$HISTORY"/*.pgn | wc -l)" -gt 1 ]; then
   echo
-  echo "every version's games of this ladder rated together (target/ladder-history/$TAG/BENCH.pgn):"
+  echo "every version's games of this ladder rated together (target/ladder-history/$TAG/BENCH-runN.pgn):"
   "$ARBITER" rate "$HISTORY"/*.pgn --anchor "$ANCHOR" | grep -E "^ *Rank|staunton-"
 fi
