@@ -17,7 +17,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 use arbiter_records::spsa::option_value;
-use arbiter_runner::config::RunConfig;
+use arbiter_runner::config::{absolute, RunConfig};
 use arbiter_runner::play::Event;
 use arbiter_runner::player::{PlayerKind, PlayerSpec};
 use arbiter_store::{Location, Pairing, RunId, RunSpec, RunState, Store, Totals};
@@ -446,22 +446,16 @@ fn confirm_config(
     spsa: &Spsa,
     theta: &[f64],
 ) -> RunConfig {
-    let absolute = |p: &Path| {
-        if p.is_absolute() {
-            p.to_owned()
-        } else {
-            base.join(p)
-        }
-    };
+    let from_base = |p: &Path| absolute(base, p);
     let mut run = config.run.clone();
     let mut engine = run.engines[0].clone();
     if let Some(cmd) = &engine.cmd {
         if cmd.components().count() > 1 {
-            engine.cmd = Some(absolute(cmd));
+            engine.cmd = Some(from_base(cmd));
         }
     }
-    engine.dir = engine.dir.as_deref().map(absolute);
-    engine.params_file = engine.params_file.as_deref().map(absolute);
+    engine.dir = engine.dir.as_deref().map(from_base);
+    engine.params_file = engine.params_file.as_deref().map(from_base);
     let at = |suffix: &str, values: &[f64]| {
         let mut e = engine.clone();
         e.name = format!("{}-{suffix}", engine.name);
@@ -482,10 +476,10 @@ fn confirm_config(
     run.sprt = Some(confirm.sprt());
     run.rounds = confirm.rounds;
     run.store = Some(location.to_owned());
-    run.openings.file = run.openings.file.as_deref().map(absolute);
-    run.pgnout = run.pgnout.as_deref().map(absolute);
-    run.jsonl = run.jsonl.as_deref().map(absolute);
-    run.epdout = run.epdout.as_deref().map(absolute);
-    run.report = run.report.as_deref().map(absolute);
+    run.openings.file = run.openings.file.as_deref().map(from_base);
+    run.pgnout = run.pgnout.as_deref().map(from_base);
+    run.jsonl = run.jsonl.as_deref().map(from_base);
+    run.epdout = run.epdout.as_deref().map(from_base);
+    run.report = run.report.as_deref().map(from_base);
     run
 }

@@ -1469,7 +1469,9 @@ fn diff_values(
     }
 }
 
-fn absolute(base: &Path, path: &Path) -> PathBuf {
+/// A path from the configuration, taken from `base` (the configuration's folder) unless it is
+/// absolute already.
+pub fn absolute(base: &Path, path: &Path) -> PathBuf {
     if path.is_absolute() {
         path.to_owned()
     } else {

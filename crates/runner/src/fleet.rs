@@ -31,7 +31,7 @@ use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, watch};
 
-use crate::config::{CheckedConfig, ConfigError, Program, RunConfig};
+use crate::config::{absolute, CheckedConfig, ConfigError, Program, RunConfig};
 use crate::coordinator::{Coordinator, RunSetup};
 use crate::lifecycle::{fresh_seed, lineage};
 use crate::play::{play_with, End, Event, Flow, MatchError, PairSink, PlayedPair, Players};
@@ -438,7 +438,7 @@ fn stored_files(checked: &CheckedConfig, base: &Path) -> Result<Vec<RunFile>, Fl
     file_names(checked)
         .into_iter()
         .map(|name| {
-            let path = absolute_in(base, name);
+            let path = absolute(base, name);
             let content = std::fs::read(&path).map_err(|source| FleetError::File {
                 path: path.clone(),
                 source,
@@ -517,20 +517,12 @@ fn signatures_here(checked: &CheckedConfig, base: &Path) -> Vec<Option<String>> 
         .collect()
 }
 
-fn absolute_in(base: &Path, path: &Path) -> PathBuf {
-    if path.is_absolute() {
-        path.to_owned()
-    } else {
-        base.join(path)
-    }
-}
-
 /// The binary an engine's `cmd` runs: a bare name as the shell would find it on `PATH`, a path
 /// from `base`.
 fn program_path(base: &Path, cmd: &Path) -> Result<PathBuf, String> {
     match cmd.components().count() {
         1 => which(cmd).ok_or_else(|| format!("{} is not on this machine's PATH", cmd.display())),
-        _ => Ok(absolute_in(base, cmd)),
+        _ => Ok(absolute(base, cmd)),
     }
 }
 
