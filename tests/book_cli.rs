@@ -519,6 +519,7 @@ fn every_shipped_match_configuration_checks() {
         "odds-knight.toml",
         "ladder.toml",
         "milestones.toml",
+        "sprt-toga.toml",
         "texel-gauntlet.toml",
     ] {
         assert!(checked.iter().any(|c| c == expected), "{checked:?}");

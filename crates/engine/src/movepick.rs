@@ -37,7 +37,37 @@ pub struct Heuristics {
     counters: [[[Option<Move>; 64]; 6]; 2],
     /// Counter-move history: how good a quiet move (role, to) has been as the reply to the
     /// opponent's last move (role, to). Colours are implied by who moves.
-    follow_up: [[[[i16; 64]; 6]; 64]; 6],
+    counter_history: ContinuationTable,
+    /// Follow-up history: the same for a quiet move after our own move before that, which
+    /// knows the plan a move continues (a piece brought closer, then the attack it prepared).
+    follow_up: ContinuationTable,
+}
+
+/// History of a quiet move (role, to) after an earlier move (role, to), by index in that order.
+type ContinuationTable = [[[[i16; 64]; 6]; 64]; 6];
+
+/// The earlier moves a quiet move's history is judged after: the opponent's last move and our
+/// own move before it (`None` after a null move, at the root, or when the search leaves it out).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PriorMoves {
+    pub opponent: Option<Move>,
+    pub own: Option<Move>,
+}
+
+#[inline]
+fn continuation(table: &ContinuationTable, prior: Option<Move>, mv: Move) -> i32 {
+    prior.map_or(0, |p| {
+        i32::from(table[p.role.index()][p.to.index()][mv.role.index()][mv.to.index()])
+    })
+}
+
+#[inline]
+fn update_continuation(table: &mut ContinuationTable, prior: Option<Move>, mv: Move, bonus: i32) {
+    if let Some(p) = prior {
+        let entry = &mut table[p.role.index()][p.to.index()][mv.role.index()][mv.to.index()];
+        let v = i32::from(*entry);
+        *entry = (v + bonus - v * bonus.abs() / HISTORY_MAX) as i16;
+    }
 }
 
 impl Heuristics {
@@ -47,6 +77,7 @@ impl Heuristics {
             history: [[[0; 64]; 64]; 2],
             killers: [[None; 2]; crate::limits::MAX_PLY + 2],
             counters: [[[None; 64]; 6]; 2],
+            counter_history: [[[[0; 64]; 6]; 64]; 6],
             follow_up: [[[[0; 64]; 6]; 64]; 6],
         });
         heur.clear();
@@ -57,8 +88,10 @@ impl Heuristics {
         self.history = [[[0; 64]; 64]; 2];
         self.killers = [[None; 2]; crate::limits::MAX_PLY + 2];
         self.counters = [[[None; 64]; 6]; 2];
-        for table in self.follow_up.iter_mut().flatten().flatten() {
-            *table = [0; 64];
+        for table in [&mut self.counter_history, &mut self.follow_up] {
+            for row in table.iter_mut().flatten().flatten() {
+                *row = [0; 64];
+            }
         }
     }
 
@@ -67,27 +100,22 @@ impl Heuristics {
         self.history[side.index()][mv.from.index()][mv.to.index()]
     }
 
-    /// The combined history of a quiet move: butterfly plus counter-move history.
+    /// The combined history of a quiet move: butterfly, counter-move and follow-up history.
     #[inline]
-    pub fn quiet_score(&self, side: Color, previous: Option<Move>, mv: Move) -> i32 {
-        let follow = previous.map_or(0, |p| {
-            i32::from(self.follow_up[p.role.index()][p.to.index()][mv.role.index()][mv.to.index()])
-        });
-        self.history(side, mv) + follow
+    pub fn quiet_score(&self, side: Color, prior: PriorMoves, mv: Move) -> i32 {
+        self.history(side, mv)
+            + continuation(&self.counter_history, prior.opponent, mv)
+            + continuation(&self.follow_up, prior.own, mv)
     }
 
     /// Moves the history scores of `mv` towards ±HISTORY_MAX by `bonus`, less the closer they
     /// already are.
-    pub fn update_history(&mut self, side: Color, previous: Option<Move>, mv: Move, bonus: i32) {
+    pub fn update_history(&mut self, side: Color, prior: PriorMoves, mv: Move, bonus: i32) {
         let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
         let h = &mut self.history[side.index()][mv.from.index()][mv.to.index()];
         *h += bonus - *h * bonus.abs() / HISTORY_MAX;
-        if let Some(p) = previous {
-            let f =
-                &mut self.follow_up[p.role.index()][p.to.index()][mv.role.index()][mv.to.index()];
-            let v = i32::from(*f);
-            *f = (v + bonus - v * bonus.abs() / HISTORY_MAX) as i16;
-        }
+        update_continuation(&mut self.counter_history, prior.opponent, mv, bonus);
+        update_continuation(&mut self.follow_up, prior.own, mv, bonus);
     }
 
     pub fn store_killer(&mut self, ply: usize, mv: Move) {
@@ -129,8 +157,8 @@ pub struct OrderingHints {
     pub tt_move: PackedMove,
     pub killers: [Option<Move>; 2],
     pub counter: Option<Move>,
-    /// The opponent's last move, for counter-move history.
-    pub previous: Option<Move>,
+    /// The moves before this node, for counter-move and follow-up history.
+    pub prior: PriorMoves,
 }
 
 #[inline]
@@ -176,7 +204,7 @@ impl MovePicker {
             } else if hints.counter == Some(mv) {
                 COUNTER
             } else {
-                heur.quiet_score(side, hints.previous, mv)
+                heur.quiet_score(side, hints.prior, mv)
             }
         };
         self.fill(pos, false, |_| true, score);
@@ -273,7 +301,7 @@ mod tests {
             tt_move: PackedMove::new(parse_uci_move(&pos, "c3b5").unwrap()),
             killers: [Some(killer), None],
             counter: None,
-            previous: None,
+            prior: PriorMoves::default(),
         };
         let heur = Heuristics::new();
         let values = [100, 325, 325, 500, 950, 0];
@@ -293,7 +321,7 @@ mod tests {
         let mv = parse_uci_move(&pos, "e2e4").unwrap();
         let mut heur = Heuristics::new();
         for _ in 0..1000 {
-            heur.update_history(Color::White, None, mv, 2000);
+            heur.update_history(Color::White, PriorMoves::default(), mv, 2000);
         }
         let h = heur.history(Color::White, mv);
         assert!(h > HISTORY_MAX / 2 && h <= HISTORY_MAX, "{h}");

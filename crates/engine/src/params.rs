@@ -323,6 +323,9 @@ declare_params! {
     hist_prune_depth = 0, 0, 6, 0.5, 0.002;
     /// History pruning: how bad, in history points per ply of depth.
     hist_prune_margin = 4096, 256, 16384, 256.0, 0.002;
+    /// Follow-up history: whether a quiet move is also ordered, reduced and pruned by how it
+    /// fared after our own previous move (0: no, 1: yes).
+    follow_up_hist = 0, 0, 1, 0.5, 0.002;
     /// History bonus for a quiet cutoff at depth d: quad × d² + lin × d, at most max (the
     /// same amount is taken from the quiet moves tried before it).
     hist_bonus_quad = 16, 0, 64, 2.0, 0.002;

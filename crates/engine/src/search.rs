@@ -17,7 +17,7 @@ use arbiter_rules::{Move, MoveKind, Position, Role, Square};
 use arrayvec::ArrayVec;
 
 use crate::evaluate::Evaluator;
-use crate::movepick::{Heuristics, MovePicker, OrderingHints, ScoredMove};
+use crate::movepick::{Heuristics, MovePicker, OrderingHints, PriorMoves, ScoredMove};
 use crate::params::Params;
 use crate::see::see_ge;
 use crate::timeman::{Limits, TimeManager};
@@ -625,11 +625,19 @@ impl<'a> Searcher<'a> {
         } else {
             None
         };
+        let prior = PriorMoves {
+            opponent: previous,
+            own: if ply >= 2 && self.params.follow_up_hist != 0 {
+                self.stack[ply - 2].mv
+            } else {
+                None
+            },
+        };
         let hints = OrderingHints {
             tt_move,
             killers: self.heur.killers[ply],
             counter: self.heur.counter(!us, previous),
-            previous,
+            prior,
         };
         let mut picker = MovePicker::empty();
         picker.generate(pos, &hints, self.heur, &self.values);
@@ -678,7 +686,7 @@ impl<'a> Searcher<'a> {
                     // History: a quiet move that keeps failing here is not worth a search
                     // this near the horizon.
                     if depth <= self.params.hist_prune_depth
-                        && self.heur.quiet_score(us, previous, mv)
+                        && self.heur.quiet_score(us, prior, mv)
                             < -self.params.hist_prune_margin * depth
                     {
                         continue;
@@ -726,7 +734,7 @@ impl<'a> Searcher<'a> {
                     r += i32::from(!pv_node) + i32::from(!improving);
                     r -= i32::from(gives_check || in_check);
                     r -= i32::from(hints.killers.contains(&Some(mv)) || hints.counter == Some(mv));
-                    r -= self.heur.quiet_score(us, previous, mv) / self.params.lmr_history_div;
+                    r -= self.heur.quiet_score(us, prior, mv) / self.params.lmr_history_div;
                     r = r.clamp(0, new_depth - 1);
                 }
                 let mut s = -self.negamax(&child, new_depth - r, -alpha - 1, -alpha, ply + 1);
@@ -760,9 +768,9 @@ impl<'a> Searcher<'a> {
                             let bonus = self.stat_bonus(depth);
                             self.heur.store_killer(ply, mv);
                             self.heur.store_counter(!us, previous, mv);
-                            self.heur.update_history(us, previous, mv, bonus);
+                            self.heur.update_history(us, prior, mv, bonus);
                             for &tried in &quiets_tried {
-                                self.heur.update_history(us, previous, tried, -bonus);
+                                self.heur.update_history(us, prior, tried, -bonus);
                             }
                         }
                         break;
