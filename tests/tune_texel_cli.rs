@@ -211,6 +211,15 @@ fn wrong_configurations_name_the_file_and_what_was_expected() {
             "texel.toml: positions: no decisive result in ",
         ),
         (
+            "positions = [\"good.txt\"]\noutput = \"o.toml\"\nresult_weight = 1.5\n",
+            "texel.toml: result_weight: expected a share from 0 (search scores only) to 1 (game \
+             results only), found 1.5",
+        ),
+        (
+            "positions = [\"good.txt\"]\noutput = \"o.toml\"\nresult_weight = 0.5\n",
+            "texel.toml: result_weight 0.5: no position has a search score to blend in",
+        ),
+        (
             "positions = [\"both.txt\"]\noutput = \"o.toml\"\n",
             "both.txt, line 2: label -1 is only on the scale win/draw/loss",
         ),
@@ -317,4 +326,65 @@ fn a_bullet_file_fits_as_its_datagen_original_and_a_runaway_rate_is_said() {
             "{name}: {stderr}"
         );
     }
+}
+
+/// The engines' scores in a PGN's move comments label its positions too: a blend of results
+/// and scores reads them, says how many positions it labelled so, and fits to other targets
+/// than the results alone (a lower loss at the start: the scores agree with the evaluation
+/// more than whole games' results do).
+#[test]
+fn search_scores_in_pgn_comments_are_blended_into_the_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    make_positions(d);
+    let config = |weight: f64, output: &str| {
+        format!(
+            "positions = [\"out/games.pgn\"]\nepochs = 20\nresult_weight = {weight}\n\
+             output = \"out/{output}\"\n"
+        )
+    };
+    let (ok, results, stderr) = tune(d, &config(1.0, "results.toml"));
+    assert!(ok, "{results}{stderr}");
+    let (ok, blended, stderr) = tune(d, &config(0.25, "blended.toml"));
+    assert!(ok, "{blended}{stderr}");
+    let read = blended
+        .lines()
+        .find(|l| l.contains("games.pgn: "))
+        .unwrap_or_else(|| panic!("{blended}"));
+    let count = |what: &str| -> usize {
+        let before = read.split(what).next().unwrap();
+        before.rsplit(' ').next().unwrap().parse().unwrap()
+    };
+    let (positions, scored) = (count(" positions,"), count(" with a search score"));
+    assert!(scored > positions / 2 && scored <= positions, "{read}");
+    assert!(!results.contains("Labels: "), "{results}");
+    assert!(
+        blended.contains(&format!(
+            "Labels: 0.25 x result + 0.75 x the search score's expected result for {scored} of "
+        )),
+        "{blended}"
+    );
+    assert_eq!(
+        k_line(&blended),
+        k_line(&results),
+        "K is fitted to the results alone"
+    );
+    let start_loss = |out: &str| -> f64 {
+        let line = out.lines().find(|l| l.starts_with("Loss: start ")).unwrap();
+        line["Loss: start ".len()..]
+            .split(',')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert!(
+        start_loss(&blended) < start_loss(&results),
+        "{blended}{results}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("out/blended.loss.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["result_weight"], 0.25);
+    assert_eq!(json["scored"].as_u64(), Some(scored as u64));
 }

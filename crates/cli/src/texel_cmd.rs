@@ -48,6 +48,11 @@ struct TexelConfig {
     learning_rate: f64,
     /// A fixed K instead of the one fitted to the start parameters.
     k: Option<f64>,
+    /// The game result's share of each label where the position has a search score (bullet's
+    /// score field, an engine's PGN move comment); the rest is the score's expected result.
+    /// 1: results only.
+    #[serde(default = "default_result_weight")]
+    result_weight: f64,
     #[serde(default = "default_quiet")]
     quiet: String,
     #[serde(default = "default_threads")]
@@ -63,6 +68,9 @@ struct TexelConfig {
 
 fn default_tune() -> Tune {
     Tune::Preset("evaluation".to_owned())
+}
+fn default_result_weight() -> f64 {
+    1.0
 }
 fn default_epochs() -> usize {
     500
@@ -107,6 +115,13 @@ pub fn run(args: &TexelArgs) -> anyhow::Result<ExitCode> {
     if config.positions.is_empty() {
         bail!("{file}: positions: expected at least one file of labelled positions");
     }
+    if !(0.0..=1.0).contains(&config.result_weight) {
+        bail!(
+            "{file}: result_weight: expected a share from 0 (search scores only) to 1 (game \
+             results only), found {}",
+            config.result_weight
+        );
+    }
     if !(1..=64).contains(&config.threads) {
         bail!(
             "{file}: threads: expected 1 to 64, found {}",
@@ -139,9 +154,11 @@ pub fn run(args: &TexelArgs) -> anyhow::Result<ExitCode> {
         let path = resolve(p);
         let read = read_labelled(&path, &config.filter)?;
         let decisive = read.positions.iter().filter(|p| p.result != 0.5).count();
+        let scored = read.positions.iter().filter(|p| p.score.is_some()).count();
         // The fit's product is the file: a closed stdout loses only these lines.
         let _ = outln!(
-            "{}: {} positions, {decisive} decisive, labels read as {}",
+            "{}: {} positions, {decisive} decisive, {scored} with a search score, labels read \
+             as {}",
             path.display(),
             read.positions.len(),
             read.labels
@@ -163,7 +180,7 @@ pub fn run(args: &TexelArgs) -> anyhow::Result<ExitCode> {
     }
     let read = clock.elapsed().as_secs_f64();
     let clock = Instant::now();
-    let data = Dataset::trace(&positions, &start, quiet, config.threads);
+    let mut data = Dataset::trace(&positions, &start, quiet, config.threads);
     let traced = clock.elapsed().as_secs_f64();
     let _ = outln!(
         "Positions: {} read in {read:.2} s; {} traced in {traced:.2} s ({:.0} per second, quiet = {quiet}), {} dropped (mate scores or not quiet)",
@@ -193,6 +210,25 @@ pub fn run(args: &TexelArgs) -> anyhow::Result<ExitCode> {
             k
         }
     };
+    if config.result_weight < 1.0 {
+        let scored = data.scored();
+        if scored == 0 {
+            bail!(
+                "{file}: result_weight {}: no position has a search score to blend in (bullet's \
+                 `FEN | score | result`, or PGN move comments such as `+0.31/20 0.554s`); set it \
+                 to 1 to fit the results alone",
+                config.result_weight
+            );
+        }
+        data.blend_scores(k, config.result_weight);
+        let _ = outln!(
+            "Labels: {} x result + {} x the search score's expected result for {scored} of {} \
+             positions (the rest: the result)",
+            config.result_weight,
+            1.0 - config.result_weight,
+            data.len()
+        );
+    }
     let settings = Settings {
         k: Some(k),
         ..settings
@@ -277,6 +313,8 @@ pub fn run(args: &TexelArgs) -> anyhow::Result<ExitCode> {
     let json = serde_json::json!({
         "k": result.k,
         "k_fitted": config.k.is_none(),
+        "result_weight": config.result_weight,
+        "scored": data.scored(),
         "positions": data.len(),
         "dropped": data.dropped,
         "epochs": settings.epochs,

@@ -7,11 +7,14 @@
 //!
 //! - `FEN [1.0]`: one position a line, the label 1.0, 0.5 or 0.0 (or `1-0`, `1/2-1/2`, `0-1`)
 //!   in brackets. `arbiter datagen` writes this (see [`write_position`]); so does Ethereal.
-//! - `FEN | score | result`: the text format of bullet and marlinflow. The score is ignored;
-//!   the result is a number (see below).
+//! - `FEN | score | result`: the text format of bullet and marlinflow. The score is a search's
+//!   centipawns from White's side (kept as [`LabeledPosition::score`]); the result is a number
+//!   (see below).
 //! - EPD with the result in `c9`: `... c9 "1-0";`, as in Zurichess's `quiet-labeled.epd`.
 //! - PGN: every finished game's positions, filtered by [`Filter`] (games with the result `*`
-//!   have no label and are skipped). A file is PGN when its first line that is not blank
+//!   have no label and are skipped). A move comment that starts with a score in pawns from the
+//!   mover's side, as cutechess, fastchess and arbiter write it (`+0.31/20 0.554s`), is the
+//!   position's search score. A file is PGN when its first line that is not blank
 //!   starts with `[` (a tag) or a move number (`1.`).
 //!
 //! **Numeric labels** (`| 0.5`, `[1]`) come on two scales: White's score (1, 0.5, 0) and
@@ -38,13 +41,17 @@ use std::path::Path;
 
 use arbiter_rules::epd::Epd;
 use arbiter_rules::pgn::{PgnError, PgnGame, PgnReader};
-use arbiter_rules::Position;
+use arbiter_rules::{Color, Position};
 
 /// A position and how its game ended, from White's side: 1.0, 0.5 or 0.0.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LabeledPosition {
     pub position: Position,
     pub result: f32,
+    /// What a search from this position said, in centipawns from White's side, when the file
+    /// has it: a second label, denser than the result (one game's result labels all of its
+    /// positions alike, a search score each on its own), which a fit may blend in.
+    pub score: Option<i32>,
 }
 
 /// Which positions of a game are worth fitting (Texel wants quiet, decided-by-play positions).
@@ -185,7 +192,7 @@ pub fn read_labelled(path: &Path, filter: &Filter) -> Result<PositionsFile, Posi
             line: number,
             reason,
         };
-        let Some((position, label)) = parse_line(&line).map_err(at_line)? else {
+        let Some((position, label, score)) = parse_line(&line).map_err(at_line)? else {
             continue;
         };
         let result = match label {
@@ -203,7 +210,11 @@ pub fn read_labelled(path: &Path, filter: &Filter) -> Result<PositionsFile, Posi
                 }
             }
         };
-        positions.push(LabeledPosition { position, result });
+        positions.push(LabeledPosition {
+            position,
+            result,
+            score,
+        });
     }
     let labels = scale.labels().map_err(|reason| PositionsError::Line {
         file: file.clone(),
@@ -249,7 +260,18 @@ pub fn positions_of(game: &PgnGame, filter: &Filter) -> Vec<LabeledPosition> {
             || (filter.skip_in_check && position.is_check())
             || (filter.skip_noisy && mv.is_tactical());
         if !skipped {
-            positions.push(LabeledPosition { position, result });
+            let score = comment
+                .as_deref()
+                .and_then(pawns_score)
+                .map(|cp| match position.turn() {
+                    Color::White => cp,
+                    Color::Black => -cp,
+                });
+            positions.push(LabeledPosition {
+                position,
+                result,
+                score,
+            });
         }
         position.play_unchecked(mv);
     }
@@ -386,8 +408,9 @@ impl ScaleEvidence {
     }
 }
 
-/// One line of a line format; `None` for a blank or `#` line.
-fn parse_line(line: &str) -> Result<Option<(Position, Label)>, String> {
+/// One line of a line format (the position, its label, its search score if the format has
+/// one); `None` for a blank or `#` line.
+fn parse_line(line: &str) -> Result<Option<(Position, Label, Option<i32>)>, String> {
     let line = line.trim();
     let line = line.strip_prefix('\u{feff}').unwrap_or(line).trim();
     if line.is_empty() || line.starts_with('#') {
@@ -395,7 +418,7 @@ fn parse_line(line: &str) -> Result<Option<(Position, Label)>, String> {
     }
     let parsed = if line.contains('|') {
         let fields: Vec<&str> = line.split('|').map(str::trim).collect();
-        let [fen, _score, result] = fields[..] else {
+        let [fen, score, result] = fields[..] else {
             return Err(format!(
                 "expected `FEN | score | result`, found {} fields separated by `|`",
                 fields.len()
@@ -407,7 +430,10 @@ fn parse_line(line: &str) -> Result<Option<(Position, Label)>, String> {
                  (win/draw/loss)"
             )
         })?;
-        (parse_fen(fen)?, label)
+        let score = centipawns(score).ok_or_else(|| {
+            format!("score {score:?}: expected centipawns from White's side (a number such as -35)")
+        })?;
+        (parse_fen(fen)?, label, Some(score))
     } else if line.contains(';') {
         let epd = Epd::parse(line).map_err(|e| e.to_string())?;
         let token = epd
@@ -415,14 +441,14 @@ fn parse_line(line: &str) -> Result<Option<(Position, Label)>, String> {
             .ok_or("an EPD line needs the game's result as `c9 \"1-0\";`")?;
         let result = white_score(token)
             .ok_or_else(|| format!("c9 {token:?}: expected \"1-0\", \"1/2-1/2\" or \"0-1\""))?;
-        (epd.position, Label::Result(result))
+        (epd.position, Label::Result(result), None)
     } else if let Some(open) = line.rfind('[').filter(|_| line.ends_with(']')) {
         let label = line[open + 1..line.len() - 1].trim();
         let label = white_score(label)
             .map(Label::Result)
             .or_else(|| number(label))
             .ok_or_else(|| format!("label [{label}]: expected [1.0], [0.5] or [0.0]"))?;
-        (parse_fen(&line[..open])?, label)
+        (parse_fen(&line[..open])?, label, None)
     } else {
         return Err(
             "expected a labelled position: `FEN [1.0]`, `FEN | score | result` or EPD with \
@@ -463,6 +489,30 @@ fn number(text: &str) -> Option<Label> {
     Some(Label::Number(value, text.to_owned()))
 }
 
+/// A number of centipawns as bullet writes it (`-35`; a fraction is rounded).
+fn centipawns(text: &str) -> Option<i32> {
+    let value: f64 = text.parse().ok()?;
+    (value.is_finite() && value.abs() < 1e6).then(|| value.round() as i32)
+}
+
+/// The centipawns of an engine's move comment that starts with a score in pawns from the
+/// mover's side (`+0.31/20 0.554s`, `-1.05/12`, `0.00/1`); `None` for a mate score, a book
+/// move or any other comment.
+fn pawns_score(comment: &str) -> Option<i32> {
+    let text = comment.trim_start();
+    let end = text.find(['/', ' ', ',', '}']).unwrap_or(text.len());
+    let number = &text[..end];
+    // Only a signed decimal: `book`, `M5`, `1-0`, a bare `12` (a depth?) are not scores.
+    let digits = number.strip_prefix(['+', '-']).unwrap_or(number);
+    let (whole, fraction) = digits.split_once('.')?;
+    let all_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !all_digits(whole) || !all_digits(fraction) {
+        return None;
+    }
+    let pawns: f64 = number.parse().ok()?;
+    (pawns.abs() < 1e4).then(|| (pawns * 100.0).round() as i32)
+}
+
 /// An engine's move comment that starts with a mate score: `+M5/12 0.250s`, `-M3`, `M2`.
 fn is_mate_score(comment: &str) -> bool {
     let text = comment.trim_start();
@@ -501,6 +551,7 @@ mod tests {
             .map(|&(fen, result)| LabeledPosition {
                 position: Position::from_fen(fen).unwrap(),
                 result,
+                score: None,
             })
             .collect();
         for p in &written {
@@ -683,7 +734,7 @@ mod tests {
             .map(|p| {
                 (
                     p.position.fullmove_number(),
-                    p.position.turn() == arbiter_rules::Color::White,
+                    p.position.turn() == Color::White,
                 )
             })
             .collect();
@@ -703,6 +754,62 @@ mod tests {
             ..Filter::default()
         };
         assert_eq!(positions_of_game(GAME, &keep_mates).unwrap().len(), 3);
+    }
+
+    #[test]
+    fn move_comments_give_search_scores_from_whites_side() {
+        let all = positions_of_game(GAME, &Filter::none()).unwrap();
+        let scores: Vec<Option<i32>> = all.iter().map(|p| p.score).collect();
+        // Book moves have no comment; 3...Nf6 is Black's -0.20 (White +20); mates are no score.
+        let mut want = vec![None; 5];
+        want.extend([20, 50, 30, 40, 40, 100, 100, 150, 150].map(Some));
+        want.extend([None, None]);
+        assert_eq!(scores, want);
+        assert_eq!(pawns_score("+0.31/20 0.554s"), Some(31));
+        assert_eq!(pawns_score("-1.05/12"), Some(-105));
+        assert_eq!(pawns_score("0.00/1 0s, White mates"), Some(0));
+        for not_a_score in [
+            "book", "M5/12", "+M3/20", "12/3", "1-0", "", "+.5/3", "-1./2",
+        ] {
+            assert_eq!(pawns_score(not_a_score), None, "{not_a_score:?}");
+        }
+    }
+
+    #[test]
+    fn bullet_scores_are_read_and_a_bad_one_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let fen = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1";
+        let good = write_file(
+            dir.path(),
+            "bullet.txt",
+            &format!(
+                "{fen} | 35 | 1.0
+{fen} | -12.6 | 0.5
+"
+            ),
+        );
+        let scores: Vec<Option<i32>> = read_positions(&good, &Filter::none())
+            .unwrap()
+            .iter()
+            .map(|p| p.score)
+            .collect();
+        assert_eq!(scores, [Some(35), Some(-13)]);
+        let bad = write_file(
+            dir.path(),
+            "bad.txt",
+            &format!(
+                "{fen} | 35 | 1.0
+{fen} | +M3 | 1.0
+"
+            ),
+        );
+        let err = read_positions(&bad, &Filter::none())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.ends_with("bad.txt, line 2: score \"+M3\": expected centipawns from White's side (a number such as -35)"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -23,6 +23,12 @@
 //! A position's score is the quiet one: by default the quiescence search's line is played out
 //! first and the position it ends in is traced (Ethereal's QSRESOLVE), so that a position in
 //! the middle of an exchange is not scored as if a piece were simply up.
+//!
+//! Positions that carry a search score (bullet's `FEN | score | result` files, the engines'
+//! move comments of a PGN) may be labelled by a blend of the game's result and the score's
+//! expected result ([`Dataset::blend_scores`]): a denser label than a result shared by a whole
+//! game, and a way to learn from a stronger engine's judgement. K is fitted to the results
+//! alone, before any blend.
 
 use std::fmt;
 
@@ -122,8 +128,13 @@ struct Sample {
     drawish: bool,
     /// Middlegame share: phase / 24.
     rho: f32,
-    /// Game result from White's side: 1, ½ or 0 (or an expected score).
+    /// Game result from White's side: 1, ½ or 0 (or an expected score). K is fitted to it.
     result: f32,
+    /// A search's score of the position, centipawns from White's side; NaN when it had none.
+    score: f32,
+    /// What the loss compares the evaluation with: the result, or the result blended with the
+    /// search score's expected result ([`Dataset::blend_scores`]).
+    target: f32,
     /// Index in `dangers`, or `u32::MAX`.
     danger: u32,
 }
@@ -173,6 +184,7 @@ impl Dataset {
         for LabeledPosition {
             position: pos,
             result,
+            score,
         } in positions
         {
             let leaf = match quiet {
@@ -193,14 +205,14 @@ impl Dataset {
                 }
             };
             match leaf {
-                Some(leaf) => out.push(&eval, &leaf, *result),
+                Some(leaf) => out.push(&eval, &leaf, *result, *score),
                 None => out.dropped += 1,
             }
         }
         out
     }
 
-    fn push(&mut self, eval: &Evaluator, pos: &Position, result: f32) {
+    fn push(&mut self, eval: &Evaluator, pos: &Position, result: f32, score: Option<i32>) {
         let (_, trace) = eval.trace(pos);
         let start = self.entries.len() as u32;
         for (i, &count) in trace.coefficients.iter().enumerate() {
@@ -231,6 +243,8 @@ impl Dataset {
             drawish: trace.drawish,
             rho: trace.phase as f32 / MAX_PHASE as f32,
             result,
+            score: score.map_or(f32::NAN, |cp| cp as f32),
+            target: result,
             danger,
         });
     }
@@ -248,6 +262,29 @@ impl Dataset {
             s
         }));
         self.dropped += other.dropped;
+    }
+
+    /// How many of the positions carry a search score.
+    pub fn scored(&self) -> usize {
+        self.samples.iter().filter(|s| !s.score.is_nan()).count()
+    }
+
+    /// Labels each position that has a search score with `result_weight` × its game result +
+    /// (1 − `result_weight`) × σ(K·score/400), the score's expected result on the scale K ties
+    /// the evaluation to; the others keep their result. This is the blend of bullet's `wdl`
+    /// proportion: a game's result labels every position of it alike, right or wrong about
+    /// each, while a deeper search's score speaks for each position on its own (and for
+    /// distillation from a stronger engine, for that engine's judgement). With 1 the scores
+    /// are ignored, as before the blend existed.
+    pub fn blend_scores(&mut self, k: f64, result_weight: f64) {
+        for s in &mut self.samples {
+            s.target = if s.score.is_nan() || result_weight >= 1.0 {
+                s.result
+            } else {
+                let expected = sigmoid(k, f64::from(s.score));
+                (result_weight * f64::from(s.result) + (1.0 - result_weight) * expected) as f32
+            };
+        }
     }
 
     /// How many positions the fit uses.
@@ -521,7 +558,7 @@ fn partial_gradient(data: &Dataset, samples: &[Sample], theta: &[f64], k: f64) -
     for s in samples {
         let f = data.forward(s, theta);
         let sig = sigmoid(k, f.q);
-        let err = sig - f64::from(s.result);
+        let err = sig - f64::from(s.target);
         loss += err * err;
         // dE/dq for this position (the 1/N is applied once at the end).
         let dq = 2.0 * err * sig * (1.0 - sig) * k / 400.0;

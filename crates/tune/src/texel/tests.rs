@@ -46,6 +46,7 @@ fn unlabelled(positions: &[Position]) -> Vec<LabeledPosition> {
         .map(|&position| LabeledPosition {
             position,
             result: 0.5,
+            score: None,
         })
         .collect()
 }
@@ -55,7 +56,9 @@ fn relabel(data: &Dataset, truth: &Params, mut label: impl FnMut(f64) -> f32) ->
     let theta = values(truth);
     let mut out = data.clone();
     for i in 0..out.samples.len() {
-        out.samples[i].result = label(data.score(i, &theta));
+        let label = label(data.score(i, &theta));
+        out.samples[i].result = label;
+        out.samples[i].target = label;
     }
     out
 }
@@ -356,7 +359,9 @@ fn weights_pushed_to_a_bound_are_named() {
     truth[knight] = f64::from(spec.max) + 400.0;
     let mut labelled = data.clone();
     for i in 0..labelled.samples.len() {
-        labelled.samples[i].result = sigmoid(K, data.score(i, &truth)) as f32;
+        let label = sigmoid(K, data.score(i, &truth)) as f32;
+        labelled.samples[i].result = label;
+        labelled.samples[i].target = label;
     }
     let settings = Settings {
         tuned: vec![knight, staunton::params::spec("rook_mg").unwrap().0],
@@ -402,4 +407,49 @@ fn a_k_fitted_to_nothing_and_an_empty_tune_list_are_refused() {
         .unwrap_err()
         .to_string()
         .starts_with("tune: empty"));
+}
+
+#[test]
+fn search_scores_label_positions_when_blended_in() {
+    const K: f64 = 1.2;
+    let positions = sample_positions(100);
+    let start = wrong_start();
+    let truth = classical();
+    let theta = values(&truth);
+    // Every game drawn, so the results say nothing; each position's search score is the
+    // truth's evaluation of it.
+    let drawn = Dataset::trace(&unlabelled(&positions), &start, Quiet::Keep, 2);
+    let mut scored = drawn.clone();
+    for i in 0..scored.samples.len() {
+        scored.samples[i].score = drawn.score(i, &theta) as f32;
+    }
+    assert_eq!(scored.scored(), scored.len());
+    assert_eq!(drawn.scored(), 0);
+
+    // Scores only: the truth is recovered as from its expected scores.
+    let mut distilled = scored.clone();
+    distilled.blend_scores(K, 0.0);
+    let fit = fit_pieces(&distilled, &start, 500, 0.4, K);
+    for name in PIECES {
+        let i = staunton::params::spec(name).unwrap().0;
+        let (got, want) = (fit.theta[i], theta[i]);
+        assert!((got - want).abs() < 0.5, "{name}: {got:.1} vs {want}");
+    }
+
+    // Half and half: the target lies halfway between the draw and the score's expectation.
+    let mut half = scored.clone();
+    half.blend_scores(K, 0.5);
+    for (i, s) in half.samples.iter().enumerate() {
+        let want = 0.25 + 0.5 * sigmoid(K, drawn.score(i, &theta));
+        assert!((f64::from(s.target) - want).abs() < 1e-6);
+        assert_eq!(s.result, 0.5);
+    }
+
+    // Results only: the scores change nothing, bit for bit.
+    let mut ignored = scored.clone();
+    ignored.blend_scores(K, 1.0);
+    let with = fit_pieces(&ignored, &start, 50, 0.4, K);
+    let without = fit_pieces(&drawn, &start, 50, 0.4, K);
+    assert_eq!(with.theta, without.theta);
+    assert_ne!(with.theta, fit.theta);
 }
