@@ -561,11 +561,13 @@ fn unknown_runs_stores_and_formats_exit_2_naming_them() {
 
 /// A run the SPRT stops (H0 after a few pairs: bounds this wide decide fast): its report carries the SPRT-aware Elo beside the plain one, equal to
 /// what the statistics compute from the store's totals, in the JSON, both tables and the chart.
+/// One game at a time, so that no pair is committed after the decision and the totals are the
+/// sample the verdict was reached on (the report estimates from that judged prefix).
 #[test]
 fn a_decided_run_reports_the_sprt_aware_elo() {
     let dir = tempfile::tempdir().unwrap();
     let config = format!(
-        "name = \"decided\"\nrounds = 60\nconcurrency = 2\nstore = \"runs.db\"\n\
+        "name = \"decided\"\nrounds = 60\nconcurrency = 1\nstore = \"runs.db\"\n\
          [each]\ntc = \"inf\"\nnodes = 300\nhash = 0\n\
          [adjudication]\nmaxmoves = 60\n\
          [sprt]\nelo0 = 0\nelo1 = 200\nalpha = 0.1\nbeta = 0.1\nmodel = \"logistic\"\n\
