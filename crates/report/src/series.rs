@@ -156,7 +156,9 @@ pub fn elo_path(pairs: &[CommittedPair], paired: bool) -> Vec<EloPoint> {
 /// Logistic Elo, as the plain `elo` beside it.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct SprtEstimate {
-    /// The games and pairs it is computed from: the run's totals.
+    /// The games and pairs it is computed from: the sample the verdict was judged on (the
+    /// run's totals, or the prefix in schedule order for a run judged on its prefix), since the
+    /// correction for the stopping rule holds for the sample the walk stopped on.
     pub games: u64,
     pub pairs: u64,
     pub elo: f64,
@@ -168,7 +170,9 @@ pub struct SprtEstimate {
     pub clamped: bool,
 }
 
-/// The SPRT-aware estimate of `totals` (the store's, after the decision) under `sprt`.
+/// The SPRT-aware estimate of `judged`, the totals the SPRT's verdict was reached on, under
+/// `sprt`. Pairs committed after the decision on a run judged on all its pairs are part of
+/// them; `clamped` says so when they carried the LLR well past the bound.
 pub fn sprt_estimate(
     sprt: &Sprt,
     totals: &Totals,
