@@ -700,7 +700,26 @@ pub async fn match_queued(
             .ok()
             .flatten()
     };
-    // The prefix's size at the last rating block printed: the final block is not repeated.
+    // The score and rating lines of the counted prefix, the sample the SPRT judges: cutechess's
+    // block, printed when the prefix grows.
+    let block = |prefix: &arbiter_store::Prefix| {
+        let t = &prefix.totals;
+        let score = (!spec.is_tournament()).then(|| {
+            text::score_line(
+                &spec.players[0].name,
+                &spec.players[1].name,
+                t.wins,
+                t.losses,
+                t.draws,
+            )
+        });
+        score
+            .into_iter()
+            .chain(lines::rating_lines(t, sprt_of(t), penta))
+            .collect::<Vec<_>>()
+    };
+    // The prefix's size at the last block printed: a block is not repeated, and none is printed
+    // while another machine still holds the first batch (the prefix is then empty).
     let last_block = std::sync::atomic::AtomicU64::new(u64::MAX);
     let printer = async {
         while let Some(event) = events_rx.recv().await {
@@ -718,23 +737,12 @@ pub async fn match_queued(
                 }
                 WorkerEvent::Submitted(_, Submitted::Counted { prefix, .. }) => {
                     let _ = counted_tx.send(prefix.units);
-                    last_block.store(prefix.units, std::sync::atomic::Ordering::Relaxed);
-                    if !spec.is_tournament() {
-                        let t = &prefix.totals;
-                        let _ = outln!(
-                            "{}",
-                            text::score_line(
-                                &spec.players[0].name,
-                                &spec.players[1].name,
-                                t.wins,
-                                t.losses,
-                                t.draws
-                            )
-                        );
-                    }
-                    for line in lines::rating_lines(&prefix.totals, sprt_of(&prefix.totals), penta)
-                    {
-                        let _ = outln!("{line}");
+                    let printed = last_block.load(std::sync::atomic::Ordering::Relaxed);
+                    if prefix.units > 0 && prefix.units != printed {
+                        last_block.store(prefix.units, std::sync::atomic::Ordering::Relaxed);
+                        for line in block(prefix) {
+                            let _ = outln!("{line}");
+                        }
                     }
                 }
                 _ => {}
@@ -763,7 +771,7 @@ pub async fn match_queued(
     let prefix = queued.prefix;
     let stopped = end == WorkerEnd::Stopped;
     if !stopped && last_block.load(std::sync::atomic::Ordering::Relaxed) != prefix.units {
-        for line in lines::rating_lines(&prefix.totals, sprt_of(&prefix.totals), penta) {
+        for line in block(&prefix) {
             outln!("{line}")?;
         }
     }
