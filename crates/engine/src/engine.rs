@@ -94,7 +94,7 @@ impl Engine {
     pub fn quiescence(&mut self, pos: &Position) -> (i32, Vec<Move>) {
         self.tt.clear();
         let limits = Limits::default();
-        let time = TimeManager::new(&limits, pos.turn(), Instant::now());
+        let time = TimeManager::new(&limits, pos.turn(), Instant::now(), &self.params);
         let never = AtomicBool::new(false);
         let mut searcher = Searcher::new(
             &self.eval,
@@ -135,7 +135,7 @@ impl Engine {
                 pv: Vec::new(),
             };
         };
-        let time = TimeManager::new(limits, root.turn(), start);
+        let time = TimeManager::new(limits, root.turn(), start, &self.params);
         let mut searcher = Searcher::new(
             &self.eval,
             &self.lmr,

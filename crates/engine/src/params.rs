@@ -340,6 +340,22 @@ declare_params! {
     hist_bonus_lin = 32, 0, 128, 4.0, 0.002;
     /// History bonus: the most one cutoff adds (history points).
     hist_bonus_max = 1600, 200, 4000, 100.0, 0.002;
+    /// Time management: the moves the time left is shared over when the control names none.
+    tm_moves = 25, 10, 60, 2.0, 0.002;
+    /// Time management: the share of the increment added to each move's time (percent).
+    tm_inc_percent = 75, 0, 100, 5.0, 0.002;
+    /// Time management: the hard limit, in percent of a move's time (the soft limit is 100).
+    tm_hard_percent = 400, 150, 800, 25.0, 0.002;
+    /// Time management: the soft limit after an iteration that changed the best move (percent).
+    tm_unstable_percent = 130, 80, 200, 8.0, 0.002;
+    /// Time management: the soft limit when the best move stood through one iteration (percent).
+    tm_stable1_percent = 100, 50, 150, 6.0, 0.002;
+    /// Time management: the soft limit when it stood through two or three (percent).
+    tm_stable2_percent = 80, 40, 130, 5.0, 0.002;
+    /// Time management: the soft limit when it stood through four or more (percent).
+    tm_stable4_percent = 60, 20, 100, 5.0, 0.002;
+    /// Time management: with one legal reply the soft limit is divided by this.
+    tm_single_reply_div = 16, 1, 64, 2.0, 0.002;
 }
 
 /// The (middlegame, endgame) names of the piece values, pawn to queen.

@@ -277,7 +277,7 @@ impl<'a> Searcher<'a> {
         // With one legal move there is nothing to think about; a short search still gives a
         // score for the referee's adjudication.
         if searchable == 1 {
-            self.time.shorten(16);
+            self.time.shorten(self.params.tm_single_reply_div);
         }
 
         let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
@@ -341,10 +341,10 @@ impl<'a> Searcher<'a> {
             });
             // Less time when the best move keeps standing, more while it changes.
             let percent = match stable_iterations {
-                0 => 130,
-                1 => 100,
-                2 | 3 => 80,
-                _ => 60,
+                0 => self.params.tm_unstable_percent,
+                1 => self.params.tm_stable1_percent,
+                2 | 3 => self.params.tm_stable2_percent,
+                _ => self.params.tm_stable4_percent,
             };
             if self.time.soft_limit_reached(percent)
                 || self.nodes >= self.node_limit

@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 
 use arbiter_rules::{Color, Move};
 
+use crate::params::Params;
+
 /// The remaining time and increments of both sides: the protocol's own `go` clocks.
 pub use arbiter_uci::Clocks as ClockLimits;
 
@@ -109,7 +111,9 @@ pub struct TimeManager {
 }
 
 impl TimeManager {
-    pub fn new(limits: &Limits, side: Color, start: Instant) -> TimeManager {
+    /// Budgets for `side` under `limits`; the shares of a clock come from `params`' `tm_`
+    /// parameters, the safety ceilings (never more than half the time left on one move) do not.
+    pub fn new(limits: &Limits, side: Color, start: Instant, params: &Params) -> TimeManager {
         let mut soft: Option<Duration> = None;
         let mut hard: Option<Duration> = None;
         if !limits.infinite {
@@ -118,7 +122,7 @@ impl TimeManager {
                     Color::White => (clock.wtime, clock.winc),
                     Color::Black => (clock.btime, clock.binc),
                 };
-                let (s, h) = clock_budget(time, inc, clock.movestogo, limits.move_overhead);
+                let (s, h) = clock_budget(time, inc, clock.movestogo, limits.move_overhead, params);
                 soft = Some(s);
                 hard = Some(h);
             }
@@ -147,14 +151,15 @@ impl TimeManager {
 
     /// Whether to start no new iteration; `percent` scales the soft limit (best-move
     /// stability: less when the best move has not changed for a while, more when it has).
-    pub fn soft_limit_reached(&self, percent: u32) -> bool {
+    pub fn soft_limit_reached(&self, percent: i32) -> bool {
+        let percent = percent.max(1).unsigned_abs();
         self.soft
             .is_some_and(|s| self.elapsed() >= s * percent / 100)
     }
 
     /// Shrinks the soft limit, for positions where thinking cannot change the move.
-    pub fn shorten(&mut self, divisor: u32) {
-        self.soft = self.soft.map(|s| s / divisor.max(1));
+    pub fn shorten(&mut self, divisor: i32) {
+        self.soft = self.soft.map(|s| s / divisor.max(1).unsigned_abs());
     }
 
     pub fn soft(&self) -> Option<Duration> {
@@ -172,10 +177,12 @@ fn clock_budget(
     inc: Duration,
     movestogo: Option<u32>,
     overhead: Duration,
+    params: &Params,
 ) -> (Duration, Duration) {
+    let percent = |value: i32| value.max(0).unsigned_abs();
     let available = time.saturating_sub(overhead);
-    let moves = movestogo.map_or(25, |m| m.clamp(1, 40));
-    let base = available / moves + inc * 3 / 4;
+    let moves = movestogo.map_or(percent(params.tm_moves).max(1), |m| m.clamp(1, 40));
+    let base = available / moves + inc * percent(params.tm_inc_percent) / 100;
     // With one move to the control all of the remaining time may go; otherwise never more
     // than half of it on one move, whatever the increment promises.
     let ceiling = if moves == 1 {
@@ -184,7 +191,7 @@ fn clock_budget(
         available / 2
     };
     let soft = base.min(ceiling * 6 / 10);
-    let hard = (base * 4).min(ceiling);
+    let hard = (base * percent(params.tm_hard_percent) / 100).min(ceiling);
     (soft, hard)
 }
 
@@ -198,6 +205,7 @@ mod tests {
             Duration::from_millis(inc_ms),
             mtg,
             DEFAULT_MOVE_OVERHEAD,
+            &Params::default(),
         );
         (s.as_millis(), h.as_millis())
     }
@@ -231,22 +239,55 @@ mod tests {
     }
 
     #[test]
+    fn clock_shares_follow_the_tm_parameters() {
+        let ms = |d: Duration| d.as_millis();
+        let clock = |params: &Params| {
+            let (soft, hard) = clock_budget(
+                Duration::from_millis(10_010),
+                Duration::from_millis(100),
+                None,
+                DEFAULT_MOVE_OVERHEAD,
+                params,
+            );
+            (ms(soft), ms(hard))
+        };
+        // The defaults: 10 s over 25 moves plus three quarters of the increment, hard at 4×.
+        assert_eq!(clock(&Params::default()), (475, 1900));
+        let params = Params {
+            tm_moves: 40,
+            tm_inc_percent: 100,
+            tm_hard_percent: 200,
+            ..Params::default()
+        };
+        assert_eq!(clock(&params), (350, 700));
+        // The ceiling is not a parameter: half the time left, whatever the shares say.
+        let greedy = Params {
+            tm_moves: 10,
+            tm_hard_percent: 800,
+            ..Params::default()
+        };
+        let (soft, hard) = clock(&greedy);
+        assert_eq!((soft, hard), (1075, 5000));
+    }
+
+    #[test]
     fn movetime_and_untimed_limits() {
         let start = Instant::now();
         let tm = TimeManager::new(
             &Limits::movetime(Duration::from_millis(300)),
             Color::White,
             start,
+            &Params::default(),
         );
         assert_eq!(tm.hard(), Some(Duration::from_millis(290)));
-        let tm = TimeManager::new(&Limits::depth(5), Color::White, start);
+        let tm = TimeManager::new(&Limits::depth(5), Color::White, start, &Params::default());
         assert_eq!((tm.soft(), tm.hard()), (None, None));
         // A cut-off is a hard limit alone: iterations are not ended early because of it.
         let cut = Limits {
             stop_at: Some(Duration::from_millis(70)),
             ..Limits::depth(40)
         };
-        let tm = TimeManager::new(&cut, Color::White, start);
+        let tm = TimeManager::new(&cut, Color::White, start, &Params::default());
         assert_eq!(
             (tm.soft(), tm.hard()),
             (None, Some(Duration::from_millis(70)))
@@ -258,7 +299,7 @@ mod tests {
             ..Limits::default()
         };
         assert_eq!(
-            TimeManager::new(&infinite, Color::White, start).hard(),
+            TimeManager::new(&infinite, Color::White, start, &Params::default()).hard(),
             None
         );
     }

@@ -47,7 +47,7 @@ enum Job {
     },
     NewGame,
     SetHash(usize),
-    SetParams(Params),
+    SetParams(Box<Params>),
     Ready,
     Eval(Position),
 }
@@ -198,7 +198,7 @@ fn search_thread(params: Params, inbox: Receiver<Job>, pending: &AtomicUsize, ou
                     );
                 }
             }
-            Job::SetParams(params) => engine.set_params(params),
+            Job::SetParams(params) => engine.set_params(*params),
             Job::Ready => send(out, "readyok"),
             Job::Eval(pos) => send(
                 out,
@@ -341,13 +341,13 @@ impl State {
                 match Params::load(Path::new(&value)) {
                     Ok(params) => {
                         self.params = params.clone();
-                        return vec![Job::SetParams(params)];
+                        return vec![Job::SetParams(Box::new(params))];
                     }
                     Err(e) => complain(format!("setoption ParamsFile: {e}")),
                 }
             }
             _ => match self.params.set_text(&name, &value) {
-                Ok(()) => return vec![Job::SetParams(self.params.clone())],
+                Ok(()) => return vec![Job::SetParams(Box::new(self.params.clone()))],
                 Err(e) => complain(format!("setoption: {e}")),
             },
         }
