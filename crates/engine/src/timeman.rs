@@ -152,14 +152,14 @@ impl TimeManager {
     /// Whether to start no new iteration; `percent` scales the soft limit (best-move
     /// stability: less when the best move has not changed for a while, more when it has).
     pub fn soft_limit_reached(&self, percent: i32) -> bool {
-        let percent = percent.max(1).unsigned_abs();
+        let percent = unsigned(percent).max(1);
         self.soft
             .is_some_and(|s| self.elapsed() >= s * percent / 100)
     }
 
     /// Shrinks the soft limit, for positions where thinking cannot change the move.
     pub fn shorten(&mut self, divisor: i32) {
-        self.soft = self.soft.map(|s| s / divisor.max(1).unsigned_abs());
+        self.soft = self.soft.map(|s| s / unsigned(divisor).max(1));
     }
 
     pub fn soft(&self) -> Option<Duration> {
@@ -179,10 +179,9 @@ fn clock_budget(
     overhead: Duration,
     params: &Params,
 ) -> (Duration, Duration) {
-    let percent = |value: i32| value.max(0).unsigned_abs();
     let available = time.saturating_sub(overhead);
-    let moves = movestogo.map_or(percent(params.tm_moves).max(1), |m| m.clamp(1, 40));
-    let base = available / moves + inc * percent(params.tm_inc_percent) / 100;
+    let moves = movestogo.map_or(unsigned(params.tm_moves).max(1), |m| m.clamp(1, 40));
+    let base = available / moves + inc * unsigned(params.tm_inc_percent) / 100;
     // With one move to the control all of the remaining time may go; otherwise never more
     // than half of it on one move, whatever the increment promises.
     let ceiling = if moves == 1 {
@@ -191,8 +190,14 @@ fn clock_budget(
         available / 2
     };
     let soft = base.min(ceiling * 6 / 10);
-    let hard = (base * percent(params.tm_hard_percent) / 100).min(ceiling);
+    let hard = (base * unsigned(params.tm_hard_percent) / 100).min(ceiling);
     (soft, hard)
+}
+
+/// A `tm_` parameter as a factor of a `Duration`. `Engine` takes parameters unchecked, so a
+/// negative value counts as 0 rather than wrapping into a huge budget.
+fn unsigned(value: i32) -> u32 {
+    value.max(0).unsigned_abs()
 }
 
 #[cfg(test)]
