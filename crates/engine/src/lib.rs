@@ -53,6 +53,7 @@
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod bench;
+mod correction;
 mod engine;
 pub mod evaluate;
 mod limits;

@@ -12,6 +12,7 @@ use std::ops::ControlFlow;
 use arbiter_rules::{Bitboard, Color, Move, PieceMoves, Position, Rank, Role, MAX_MOVES};
 use arrayvec::ArrayVec;
 
+use crate::correction::CorrectionHistory;
 use crate::see::see_ge;
 use crate::tt::PackedMove;
 
@@ -41,6 +42,8 @@ pub struct Heuristics {
     /// Follow-up history: the same for a quiet move after our own move before that, which
     /// knows the plan a move continues (a piece brought closer, then the attack it prepared).
     follow_up: ContinuationTable,
+    /// Where the static evaluation erred, by pawn structure: the search's other lesson.
+    pub correction: CorrectionHistory,
 }
 
 /// History of a quiet move (role, to) after an earlier move (role, to), by index in that order.
@@ -79,6 +82,7 @@ impl Heuristics {
             counters: [[[None; 64]; 6]; 2],
             counter_history: [[[[0; 64]; 6]; 64]; 6],
             follow_up: [[[[0; 64]; 6]; 64]; 6],
+            correction: CorrectionHistory::default(),
         });
         heur.clear();
         heur
@@ -93,6 +97,7 @@ impl Heuristics {
                 *row = [0; 64];
             }
         }
+        self.correction.clear();
     }
 
     #[inline]

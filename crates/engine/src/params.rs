@@ -333,6 +333,11 @@ declare_params! {
     probcut_depth = 0, 0, 10, 0.5, 0.002;
     /// ProbCut: how far above beta the shallow search must land (centipawns).
     probcut_margin = 200, 50, 500, 15.0, 0.002;
+    /// Correction history: the share of the error learned per pawn structure that is added to
+    /// the static evaluation (percent; 0: none, and nothing is learned).
+    corr_hist_percent = 0, 0, 200, 10.0, 0.002;
+    /// Correction history: the largest correction one pawn structure can learn (centipawns).
+    corr_hist_limit = 64, 8, 256, 8.0, 0.002;
     /// History bonus for a quiet cutoff at depth d: quad × d² + lin × d, at most max (the
     /// same amount is taken from the quiet moves tried before it).
     hist_bonus_quad = 16, 0, 64, 2.0, 0.002;

@@ -54,6 +54,36 @@ fn depth_and_node_searches_repeat_exactly_after_new_game() {
     }
 }
 
+/// The correction history (off by default) reaches the search when switched on, and
+/// `new_game` forgets what it learned, so depth searches stay repeatable with it.
+#[test]
+fn correction_history_changes_the_tree_and_is_forgotten_by_new_game() {
+    let pos = fen("r1bq1rk1/ppp1nppp/4n3/3p3Q/3P4/1BP1B3/PP1N2PP/R4RK1 w - - 1 16");
+    let limits = Limits::depth(9);
+    let mut plain = Engine::new(Params::default(), 8);
+    let off = search(&mut plain, &[pos], &limits);
+    let params = Params {
+        corr_hist_percent: 100,
+        ..Params::default()
+    };
+    let mut corrected = Engine::new(params, 8);
+    let on = search(&mut corrected, &[pos], &limits);
+    assert_ne!(
+        off.nodes, on.nodes,
+        "the corrected evaluation prunes differently"
+    );
+    assert!(pos.legal_moves().contains(&on.best_move.unwrap()));
+    // A second search learns more; after a new game the first search is repeated exactly,
+    // which it would not be if the table kept what the two searches learned.
+    let _ = search(&mut corrected, &[pos], &limits);
+    corrected.new_game();
+    let again = search(&mut corrected, &[pos], &limits);
+    assert_eq!(
+        (on.best_move, on.score, on.nodes, &on.pv),
+        (again.best_move, again.score, again.nodes, &again.pv)
+    );
+}
+
 #[test]
 fn node_limit_is_respected_exactly() {
     let mut engine = Engine::new(Params::default(), 1);

@@ -83,6 +83,7 @@ proptest! {
         amount in any::<u64>(),
         stopped in any::<bool>(),
         restrict in any::<bool>(),
+        corrected in any::<bool>(),
     ) {
         let history = history(seed, random, shuffles);
         let root = *history.last().unwrap();
@@ -94,7 +95,12 @@ proptest! {
             Vec::new()
         };
         let limits = limits(kind, amount, searchmoves.clone());
-        let mut engine = Engine::new(Params::default(), 1);
+        // The correction history shifts static evaluations; it must not cost the move.
+        let params = Params {
+            corr_hist_percent: if corrected { 100 } else { 0 },
+            ..Params::default()
+        };
+        let mut engine = Engine::new(params, 1);
         let stop = AtomicBool::new(stopped);
         let result = engine.search(&history, &limits, &stop, &mut |_| {});
         if legal.is_empty() {
