@@ -41,8 +41,7 @@ impl CorrectionHistory {
     /// of what was learned about its pawn structure; never into the range of mate scores.
     #[inline]
     pub fn correct(&self, pos: &Position, raw: i32, percent: i32) -> i32 {
-        let entry = self.table[pos.turn().index()][pawn_index(pos)];
-        let shift = entry * percent / (100 * GRAIN);
+        let shift = *self.entry(pos) * percent / (100 * GRAIN);
         (raw + shift).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
     }
 
@@ -50,7 +49,7 @@ impl CorrectionHistory {
     /// static evaluation), the more the deeper the search that found it, never beyond
     /// `limit_cp` either way.
     pub fn update(&mut self, pos: &Position, error: i32, depth: i32, limit_cp: i32) {
-        let entry = &mut self.table[pos.turn().index()][pawn_index(pos)];
+        let entry = self.entry_mut(pos);
         let weight = (depth + 1).clamp(1, 16);
         let target = error.clamp(-ERROR_CAP_CP, ERROR_CAP_CP) * GRAIN;
         let blended = (*entry * (WEIGHT_SCALE - weight) + target * weight) / WEIGHT_SCALE;
@@ -60,7 +59,17 @@ impl CorrectionHistory {
     /// The learned correction for `pos`'s structure, whole centipawns.
     #[cfg(test)]
     pub fn correction_cp(&self, pos: &Position) -> i32 {
-        self.table[pos.turn().index()][pawn_index(pos)] / GRAIN
+        *self.entry(pos) / GRAIN
+    }
+
+    #[inline]
+    fn entry(&self, pos: &Position) -> &i32 {
+        &self.table[pos.turn().index()][pawn_index(pos)]
+    }
+
+    #[inline]
+    fn entry_mut(&mut self, pos: &Position) -> &mut i32 {
+        &mut self.table[pos.turn().index()][pawn_index(pos)]
     }
 }
 
@@ -132,8 +141,8 @@ mod tests {
         let (mut shallow, mut deep) = (fresh(), fresh());
         shallow.update(&pos, 100, 1, LIMIT);
         deep.update(&pos, 100, 12, LIMIT);
-        assert!(deep.table[0][pawn_index(&pos)] > shallow.table[0][pawn_index(&pos)]);
-        assert!(shallow.table[0][pawn_index(&pos)] > 0);
+        assert!(deep.entry(&pos) > shallow.entry(&pos));
+        assert!(*shallow.entry(&pos) > 0);
     }
 
     #[test]

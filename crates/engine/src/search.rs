@@ -21,7 +21,7 @@ use crate::movepick::{Heuristics, MovePicker, OrderingHints, PriorMoves, ScoredM
 use crate::params::Params;
 use crate::see::see_ge;
 use crate::timeman::{Limits, TimeManager};
-use crate::tt::{Bound, PackedMove, TranspositionTable};
+use crate::tt::{Bound, PackedMove, TranspositionTable, TtHit};
 
 pub use crate::limits::{INFINITY, MATE, MATE_BOUND, MAX_DEPTH, MAX_PLY};
 
@@ -484,12 +484,15 @@ impl<'a> Searcher<'a> {
         (pos.us() - board.by_role(Role::Pawn) - board.by_role(Role::King)).any()
     }
 
-    /// `raw`, the static evaluation of `pos`, corrected by the history of its pawn structure.
+    /// The static evaluation of `pos` (out of check), the hash table's copy if it has one: as
+    /// evaluated, which is what the table keeps, and corrected by the history of its pawn
+    /// structure, which is what the search compares with its bounds.
     #[inline]
-    fn corrected(&self, pos: &Position, raw: i32) -> i32 {
+    fn static_evals(&self, pos: &Position, tt_hit: Option<TtHit>) -> (i32, i32) {
+        let raw = tt_hit.map_or_else(|| self.eval.evaluate(pos), |h| h.eval);
         match self.params.corr_hist_percent {
-            0 => raw,
-            percent => self.heur.correction.correct(pos, raw, percent),
+            0 => (raw, raw),
+            percent => (raw, self.heur.correction.correct(pos, raw, percent)),
         }
     }
 
@@ -553,15 +556,10 @@ impl<'a> Searcher<'a> {
 
         // 6. Static evaluation, corrected by what earlier searches of this pawn structure
         //    found; a hash score with a fitting bound is a better guess still.
-        let raw_eval = if in_check {
-            -INFINITY
+        let (raw_eval, static_eval) = if in_check {
+            (-INFINITY, -INFINITY)
         } else {
-            tt_hit.map_or_else(|| self.eval.evaluate(pos), |h| h.eval)
-        };
-        let static_eval = if in_check {
-            -INFINITY
-        } else {
-            self.corrected(pos, raw_eval)
+            self.static_evals(pos, tt_hit)
         };
         let eval = match tt_hit {
             Some(h)
@@ -946,8 +944,7 @@ impl<'a> Searcher<'a> {
             }
             (-INFINITY, -INFINITY, -INFINITY)
         } else {
-            let raw = tt_hit.map_or_else(|| self.eval.evaluate(pos), |h| h.eval);
-            let eval = self.corrected(pos, raw);
+            let (raw, eval) = self.static_evals(pos, tt_hit);
             if eval >= beta {
                 return eval;
             }
