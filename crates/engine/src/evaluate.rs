@@ -21,7 +21,7 @@ use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 use arbiter_rules::attacks::{
     bishop_attacks, king_attacks, knight_attacks, pawn_attacks, queen_attacks, rook_attacks,
 };
-use arbiter_rules::{Bitboard, Color, File, Position, Role, Square};
+use arbiter_rules::{Bitboard, Color, File, Position, Rank, Role, Square};
 
 use arrayvec::ArrayVec;
 
@@ -151,6 +151,36 @@ fn pawn_attack_span(color: Color, pawns: Bitboard) -> Bitboard {
     })
 }
 
+/// Every square a set of pawns of `color` could ever attack, advancing: their attacks from
+/// where they stand and from every square in front of them.
+#[inline]
+fn pawn_attack_reach(color: Color, pawns: Bitboard) -> Bitboard {
+    let mut fill = pawns.0;
+    match color {
+        Color::White => {
+            fill |= fill << 8;
+            fill |= fill << 16;
+            fill |= fill << 32;
+        }
+        Color::Black => {
+            fill |= fill >> 8;
+            fill |= fill >> 16;
+            fill |= fill >> 32;
+        }
+    }
+    pawn_attack_span(color, Bitboard(fill))
+}
+
+/// Relative ranks four to six of `color`: where a piece stands on an outpost.
+#[inline]
+fn outpost_ranks(color: Color) -> Bitboard {
+    let white = 0x0000_FFFF_FF00_0000u64;
+    Bitboard(match color {
+        Color::White => white,
+        Color::Black => white.swap_bytes(),
+    })
+}
+
 #[inline]
 fn distance(a: Square, b: Square) -> i32 {
     let df = (a.file().index() as i32 - b.file().index() as i32).abs();
@@ -256,6 +286,13 @@ const PASSED: [Weight; 8] = [
 ];
 const PASSED_KING_DIST: Weight = eg_only("passed_king_dist_eg");
 const PASSED_BLOCKED: Weight = eg_only("passed_blocked_eg");
+const PASSED_FREE: Weight = pair("passed_free_mg", "passed_free_eg");
+const BACKWARD: Weight = pair("backward_mg", "backward_eg");
+const THREAT_ROOK: Weight = pair("threat_rook_mg", "threat_rook_eg");
+const KNIGHT_OUTPOST: Weight = pair("knight_outpost_mg", "knight_outpost_eg");
+const BISHOP_OUTPOST: Weight = pair("bishop_outpost_mg", "bishop_outpost_eg");
+const PAWN_STORM: Weight = mg_only("pawn_storm_mg");
+const SAFE_CHECK: Weight = pair("safe_check_mg", "safe_check_eg");
 const KNIGHT_MOB: Weight = pair("knight_mob_mg", "knight_mob_eg");
 const BISHOP_MOB: Weight = pair("bishop_mob_mg", "bishop_mob_eg");
 const ROOK_MOB: Weight = pair("rook_mob_mg", "rook_mob_eg");
@@ -731,10 +768,18 @@ impl Evaluator {
             let neighbours = Bitboard(ADJACENT_FILES[file]) & our_pawns;
             if neighbours.is_empty() {
                 self.add(&mut s, t, us, ISOLATED, -1);
-            } else if (pawn_attacks(them, sq) & our_pawns).any()
-                || (neighbours & Bitboard::rank(sq.rank())).any()
-            {
-                self.add(&mut s, t, us, CONNECTED, 1);
+            } else {
+                let beside = neighbours & Bitboard::rank(sq.rank());
+                if (pawn_attacks(them, sq) & our_pawns).any() || beside.any() {
+                    self.add(&mut s, t, us, CONNECTED, 1);
+                }
+                // Backward: every neighbour is ahead of it, so no pawn can come to defend it,
+                // and an enemy pawn stops it from catching up.
+                let behind = Bitboard(PASSED_SPAN[ti][sq.index()]) & neighbours;
+                let stop = Bitboard::from(sq).shift_forward(us);
+                if beside.is_empty() && behind.is_empty() && (stop & ctx.pawn_attacks[ti]).any() {
+                    self.add(&mut s, t, us, BACKWARD, -1);
+                }
             }
             if (Bitboard(PASSED_SPAN[ui][sq.index()]) & their_pawns).is_empty() {
                 let rank = sq.rank().relative_to(us).index();
@@ -749,6 +794,9 @@ impl Evaluator {
                     if occupied.contains(stop) {
                         self.add(&mut s, t, us, PASSED_BLOCKED, -1);
                     }
+                    if (Bitboard(FORWARD_FILE[ui][sq.index()]) & occupied).is_empty() {
+                        self.add(&mut s, t, us, PASSED_FREE, 1);
+                    }
                 }
             }
         }
@@ -759,6 +807,17 @@ impl Evaluator {
         let zone = ctx.king_zones[ti];
         let big_targets = theirs & board.line_sliders();
         let count = |bb: Bitboard| bb.count() as i32;
+        // Outposts: defended by a pawn, beyond the reach of every enemy pawn.
+        let outposts =
+            outpost_ranks(us) & ctx.pawn_attacks[ui] & !pawn_attack_reach(them, their_pawns);
+        // Checks: squares from which each kind of piece would check the enemy king, counted
+        // where our piece reaches them and no enemy pawn guards them.
+        let their_king = ctx.kings[ti];
+        let safe = !own & !ctx.pawn_attacks[ti];
+        let knight_checks = knight_attacks(their_king) & safe;
+        let bishop_checks = bishop_attacks(their_king, occupied) & safe;
+        let rook_checks = rook_attacks(their_king, occupied) & safe;
+        let their_queens = board.by_piece(Role::Queen.of(them));
         let (mut attackers, mut units) = (0, 0);
         let mut king_attack = |t: &mut T, attacks: Bitboard, kind: usize| {
             let hits = count(attacks & zone);
@@ -774,17 +833,35 @@ impl Evaluator {
             let a = knight_attacks(sq);
             self.add(&mut s, t, us, KNIGHT_MOB, count(a & area) - 4);
             self.add(&mut s, t, us, THREAT_MINOR, count(a & big_targets));
+            self.add(
+                &mut s,
+                t,
+                us,
+                KNIGHT_OUTPOST,
+                i32::from(outposts.contains(sq)),
+            );
+            self.add(&mut s, t, us, SAFE_CHECK, count(a & knight_checks));
             king_attack(t, a, 0);
         }
         for sq in board.by_piece(Role::Bishop.of(us)) {
             let a = bishop_attacks(sq, occupied);
             self.add(&mut s, t, us, BISHOP_MOB, count(a & area) - 7);
             self.add(&mut s, t, us, THREAT_MINOR, count(a & big_targets));
+            self.add(
+                &mut s,
+                t,
+                us,
+                BISHOP_OUTPOST,
+                i32::from(outposts.contains(sq)),
+            );
+            self.add(&mut s, t, us, SAFE_CHECK, count(a & bishop_checks));
             king_attack(t, a, 1);
         }
         for sq in board.by_piece(Role::Rook.of(us)) {
             let a = rook_attacks(sq, occupied);
             self.add(&mut s, t, us, ROOK_MOB, count(a & area) - 7);
+            self.add(&mut s, t, us, THREAT_ROOK, count(a & their_queens));
+            self.add(&mut s, t, us, SAFE_CHECK, count(a & rook_checks));
             let file = Bitboard::file(sq.file());
             if (file & (our_pawns | their_pawns)).is_empty() {
                 self.add(&mut s, t, us, ROOK_OPEN, 1);
@@ -796,6 +873,13 @@ impl Evaluator {
         for sq in board.by_piece(Role::Queen.of(us)) {
             let a = queen_attacks(sq, occupied);
             self.add(&mut s, t, us, QUEEN_MOB, count(a & area) - 14);
+            self.add(
+                &mut s,
+                t,
+                us,
+                SAFE_CHECK,
+                count(a & (bishop_checks | rook_checks)),
+            );
             king_attack(t, a, 3);
         }
         let pieces = theirs - their_pawns - board.by_role(Role::King);
@@ -830,6 +914,16 @@ impl Evaluator {
                 self.add(&mut s, t, us, KING_OPEN_FILE, -1);
             }
         }
+        // Enemy pawns storming the king's files, on our third or fourth rank.
+        let storm_ranks =
+            Bitboard::relative_rank(us, Rank::THIRD) | Bitboard::relative_rank(us, Rank::FOURTH);
+        self.add(
+            &mut s,
+            t,
+            us,
+            PAWN_STORM,
+            -count(files & storm_ranks & their_pawns),
+        );
         s
     }
 }
@@ -974,5 +1068,64 @@ mod tests {
         let r4 = Position::from_fen("4k3/8/8/8/4P3/8/8/4K3 w - - 0 1").unwrap();
         let r6 = Position::from_fen("4k3/8/4P3/8/8/8/8/4K3 w - - 0 1").unwrap();
         assert!(e.evaluate(&r6) > e.evaluate(&r4));
+    }
+
+    /// White's count minus Black's of the parameter `name` in `fen`'s evaluation.
+    fn coefficient(fen: &str, name: &str) -> i32 {
+        let pos = Position::from_fen(fen).unwrap();
+        let (_, trace) = Evaluator::new(&Params::default()).trace(&pos);
+        trace.coefficients[param(name)]
+    }
+
+    #[test]
+    fn outposts_need_a_defending_pawn_and_no_enemy_pawn_that_can_chase() {
+        // Ne5 defended by d4, no black pawn on the d- or f-file to drive it away.
+        let outpost = "4k3/pp4pp/8/4N3/3P4/8/8/4K3 w - - 0 1";
+        assert_eq!(coefficient(outpost, "knight_outpost_mg"), 1);
+        // A black pawn on f7 can come to f6 and attack it.
+        let chased = "4k3/pp3ppp/8/4N3/3P4/8/8/4K3 w - - 0 1";
+        assert_eq!(coefficient(chased, "knight_outpost_mg"), 0);
+        // No pawn defends it.
+        let loose = "4k3/pp4pp/8/4N3/8/8/8/4K3 w - - 0 1";
+        assert_eq!(coefficient(loose, "knight_outpost_mg"), 0);
+        // The same for Black, mirrored: Nd4 defended by e5.
+        let black = "4k3/8/8/4p3/3n4/8/PP4PP/4K3 w - - 0 1";
+        assert_eq!(coefficient(black, "knight_outpost_eg"), -1);
+        assert_eq!(
+            coefficient("4k3/pp4pp/8/4B3/3P4/8/8/4K3 w - - 0 1", "bishop_outpost_mg"),
+            1
+        );
+    }
+
+    #[test]
+    fn backward_pawns_are_behind_their_neighbours_and_held_by_an_enemy_pawn() {
+        // d3 has its neighbours on c4 and e4 ahead of it; d4 is held by the black pawn on e5.
+        let backward = "4k3/8/8/4p3/2P1P3/3P4/8/4K3 w - - 0 1";
+        assert_eq!(coefficient(backward, "backward_mg"), -1);
+        // Without the black pawn d3 may advance to its neighbours.
+        let free = "4k3/8/8/8/2P1P3/3P4/8/4K3 w - - 0 1";
+        assert_eq!(coefficient(free, "backward_mg"), 0);
+    }
+
+    #[test]
+    fn safe_checks_count_squares_not_guarded_by_enemy_pawns() {
+        // Against the king on e8: the rook on a1 checks from a8, the knight on e4 from d6 and
+        // f6.
+        let open = "4k3/8/8/8/4N3/8/8/R3K3 w - - 0 1";
+        assert_eq!(coefficient(open, "safe_check_mg"), 3);
+        // A pawn on e7 guards d6 and f6: only the rook's check is safe.
+        let guarded = "4k3/4p3/8/8/4N3/8/8/R3K3 w - - 0 1";
+        assert_eq!(coefficient(guarded, "safe_check_mg"), 1);
+    }
+
+    #[test]
+    fn free_passed_pawns_and_pawn_storms() {
+        let free = "3k4/8/8/4P3/8/8/8/4K3 w - - 0 1";
+        assert_eq!(coefficient(free, "passed_free_eg"), 1);
+        let blocked_later = "3k4/4n3/8/4P3/8/8/8/4K3 w - - 0 1";
+        assert_eq!(coefficient(blocked_later, "passed_free_eg"), 0);
+        // Black pawns on f3 and g4 against the white king on g1; h5 is not yet storming.
+        let storm = "4k3/8/8/7p/6p1/5p2/8/6K1 w - - 0 1";
+        assert_eq!(coefficient(storm, "pawn_storm_mg"), -2);
     }
 }
