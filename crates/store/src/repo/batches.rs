@@ -1023,8 +1023,24 @@ where
 
     /// The queued runs (running or finished), highest priority first, with their batches'
     /// progress and totals.
+    ///
+    /// Each run's record (its state) is read before its counts and prefix, in separate
+    /// statements: the coordinator closes a run and moves its prefix in one transaction, so
+    /// a run read as finished is always shown with its final prefix and totals. Read the
+    /// other way round, a poll between the two statements saw a finished run with the prefix
+    /// of the batch before (found by the fleet's kill test on PostgreSQL).
     pub(crate) async fn queued_runs(&self) -> Result<Vec<QueuedRun>> {
         let operation = || "reading the queued runs".to_owned();
+        let ids: Vec<i64> =
+            sqlx::query_scalar("SELECT id FROM runs WHERE batch_units IS NOT NULL ORDER BY id")
+                .fetch_all(&self.reader)
+                .await
+                .map_err(|e| self.fail(operation(), e))?;
+        let mut records = std::collections::HashMap::with_capacity(ids.len());
+        for id in ids {
+            let id = RunId::new(id);
+            records.insert(id, self.run(id).await?);
+        }
         let now = DB::NOW_MS;
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
             "SELECT r.id, r.priority, r.worker_limit, r.batch_units, \
@@ -1053,8 +1069,12 @@ where
             let limit: Option<i64> = row.try_get(2).map_err(|e| self.fail(operation(), e))?;
             let count = |i: usize| get(i).and_then(|v| self.non_negative(v, "batches"));
             let id = RunId::new(get(0)?);
+            // A run queued after the first read is shown by the next one.
+            let Some(run) = records.remove(&id) else {
+                continue;
+            };
             queued.push(QueuedRun {
-                run: self.run(id).await?,
+                run,
                 priority: get(1)?,
                 worker_limit: limit.map(|l| u32::try_from(l).unwrap_or(u32::MAX)),
                 batch_units: count(3)?,
