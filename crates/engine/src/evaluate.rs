@@ -174,11 +174,9 @@ fn pawn_attack_reach(color: Color, pawns: Bitboard) -> Bitboard {
 /// Relative ranks four to six of `color`: where a piece stands on an outpost.
 #[inline]
 fn outpost_ranks(color: Color) -> Bitboard {
-    let white = 0x0000_FFFF_FF00_0000u64;
-    Bitboard(match color {
-        Color::White => white,
-        Color::Black => white.swap_bytes(),
-    })
+    Bitboard::relative_rank(color, Rank::FOURTH)
+        | Bitboard::relative_rank(color, Rank::FIFTH)
+        | Bitboard::relative_rank(color, Rank::SIXTH)
 }
 
 #[inline]
