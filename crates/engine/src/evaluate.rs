@@ -1,11 +1,12 @@
 //! Static evaluation: a hand-written classical evaluation, tapered between middlegame and
 //! endgame by the material left on the board.
 //!
-//! Every weight is a [`Params`] field. Piece-square tables are not stored as 384 numbers but
-//! built from a few shape weights per piece (centralisation, advancement, seventh rank, king
-//! shelter and activity), so a tuner sees a handful of meaningful knobs instead of hundreds of
-//! noisy ones. Each side's terms are computed by the same function from that side's point of
-//! view, so the evaluation is colour-symmetric by construction (a test checks it).
+//! Every weight is a [`Params`] field. A piece-square table is not 64 numbers but the sum of a
+//! rank table and a file table mirrored about the centre (ten numbers a phase beside the
+//! material value), so a tuner fits 116 well-sampled weights for the six pieces instead of 768
+//! thin ones. Each side's
+//! terms are computed by the same function from that side's point of view, so the evaluation
+//! is colour-symmetric by construction (a test checks it).
 //!
 //! For Texel tuning the same code also reports what a score is made of ([`Evaluator::trace`]):
 //! each parameter's White-minus-Black coefficient, the phase, and the inputs of the three
@@ -192,11 +193,6 @@ fn file_centrality(file: usize) -> i32 {
     file.min(7 - file) as i32
 }
 
-/// 0 in the corners, 6 on the four centre squares.
-fn centrality(sq: Square) -> i32 {
-    file_centrality(sq.file().index()) + file_centrality(sq.rank().index())
-}
-
 /// Where a parameter's value lives, found by name at compile time: the evaluation names its
 /// weights as `params.rs` declares them, and a misspelt name is a build error, not a zero.
 const fn param(name: &str) -> usize {
@@ -291,6 +287,11 @@ const KNIGHT_OUTPOST: Weight = pair("knight_outpost_mg", "knight_outpost_eg");
 const BISHOP_OUTPOST: Weight = pair("bishop_outpost_mg", "bishop_outpost_eg");
 const PAWN_STORM: Weight = mg_only("pawn_storm_mg");
 const SAFE_CHECK: Weight = pair("safe_check_mg", "safe_check_eg");
+const KING_PAWN_DIST: Weight = eg_only("king_pawn_dist_eg");
+const HANGING: Weight = pair("hanging_mg", "hanging_eg");
+const THREAT_PUSH: Weight = pair("threat_push_mg", "threat_push_eg");
+const ROOK_SEVENTH_TARGET: Weight = pair("rook_seventh_target_mg", "rook_seventh_target_eg");
+const MINOR_BEHIND_PAWN: Weight = mg_only("minor_behind_pawn_mg");
 const KNIGHT_MOB: Weight = pair("knight_mob_mg", "knight_mob_eg");
 const BISHOP_MOB: Weight = pair("bishop_mob_mg", "bishop_mob_eg");
 const ROOK_MOB: Weight = pair("rook_mob_mg", "rook_mob_eg");
@@ -366,57 +367,71 @@ pub const ENTERS: [Option<Enters>; PARAM_COUNT] = {
     t
 };
 
+/// Each role's material value, pawn to king (the king has none).
+const MATERIAL: [Weight; 6] = [
+    pair("pawn_mg", "pawn_eg"),
+    pair("knight_mg", "knight_eg"),
+    pair("bishop_mg", "bishop_eg"),
+    pair("rook_mg", "rook_eg"),
+    pair("queen_mg", "queen_eg"),
+    Weight { mg: None, eg: None },
+];
+
+/// Where each role's piece-square table starts in [`PARAMS`], middlegame and endgame: its
+/// rank entries from the piece's own side, then its entries for the b/g-, c/f- and d/e-files.
+/// One rank (the fourth; the second for pawns) and the a- and h-files are 0 and have no
+/// parameter, so that the material value alone holds a piece's level: with an entry for every
+/// rank, adding to the material what the ranks lose would change nothing, and a tuner could
+/// drift the piece values that SEE and move ordering use. A test checks the names behind every
+/// offset.
+const PSQ_TABLES: [[usize; 2]; 6] = [
+    [param("pawn_rank3_mg"), param("pawn_rank3_eg")],
+    [param("knight_rank1_mg"), param("knight_rank1_eg")],
+    [param("bishop_rank1_mg"), param("bishop_rank1_eg")],
+    [param("rook_rank1_mg"), param("rook_rank1_eg")],
+    [param("queen_rank1_mg"), param("queen_rank1_eg")],
+    [param("king_rank1_mg"), param("king_rank1_eg")],
+];
+const PAWN_CENTER: usize = param("pawn_center_mg");
+
 /// The parameters (and how many times each) that make up one piece's material and
 /// piece-square value on `sq`, seen from White's side. One list serves the tables the engine
 /// searches with and the trace a tuner fits, so the two cannot drift apart.
-fn piece_square_terms(role: Role, sq: Square) -> ArrayVec<(usize, i32), 6> {
+fn piece_square_terms(role: Role, sq: Square) -> ArrayVec<(usize, i32), 8> {
+    let rank = sq.rank().index();
     let file = sq.file().index();
-    let rank = sq.rank().index() as i32;
-    let fc = file_centrality(file);
-    let cen = centrality(sq) - 3;
+    let fc = file.min(7 - file);
     let mut t = ArrayVec::new();
-    let mut add = |name: &str, count: i32| t.push((param(name), count));
-    match role {
-        Role::Pawn => {
-            if (1..7).contains(&rank) {
-                add("pawn_mg", 1);
-                add("pawn_advance_mg", rank - 1);
-                add("pawn_center_mg", if rank >= 2 { fc } else { 0 });
-                add("pawn_eg", 1);
-                add("pawn_advance_eg", rank - 1);
-            }
+    // The rank entry's offset in the table (none on the rank fixed at 0), and how many there are.
+    let (entry, ranks) = match role {
+        // Pawns never stand on the first or last rank: the table has nothing there.
+        Role::Pawn if !(1..7).contains(&rank) => return t,
+        Role::Pawn => (rank.checked_sub(2), 5),
+        _ => (
+            match rank {
+                0..=2 => Some(rank),
+                3 => None,
+                _ => Some(rank - 1),
+            },
+            7,
+        ),
+    };
+    for i in [MATERIAL[role.index()].mg, MATERIAL[role.index()].eg]
+        .into_iter()
+        .flatten()
+    {
+        t.push((i, 1));
+    }
+    for base in PSQ_TABLES[role.index()] {
+        if let Some(entry) = entry {
+            t.push((base + entry, 1));
         }
-        Role::Knight => {
-            add("knight_mg", 1);
-            add("knight_center_mg", cen);
-            add("knight_eg", 1);
-            add("knight_center_eg", cen);
+        if fc > 0 {
+            t.push((base + ranks + fc - 1, 1));
         }
-        Role::Bishop => {
-            add("bishop_mg", 1);
-            add("bishop_center_mg", cen);
-            add("bishop_eg", 1);
-            add("bishop_center_eg", cen);
-        }
-        Role::Rook => {
-            let seventh = i32::from(rank == 6);
-            add("rook_mg", 1);
-            add("rook_center_file_mg", fc - 1);
-            add("rook_seventh_mg", seventh);
-            add("rook_eg", 1);
-            add("rook_seventh_eg", seventh);
-        }
-        Role::Queen => {
-            add("queen_mg", 1);
-            add("queen_center_mg", cen);
-            add("queen_eg", 1);
-            add("queen_center_eg", cen);
-        }
-        Role::King => {
-            add("king_advance_mg", -rank);
-            add("king_center_file_mg", -fc);
-            add("king_center_eg", cen);
-        }
+    }
+    if role == Role::Pawn && rank >= 2 {
+        t.push((PAWN_CENTER, file_centrality(file)));
     }
     t
 }
@@ -671,8 +686,18 @@ impl Evaluator {
             kings,
             king_zones: [zone(Color::White), zone(Color::Black)],
         };
-        let white = self.side(pos, Color::White, &ctx, t);
-        let black = self.side(pos, Color::Black, &ctx, t);
+        let (mut white, white_attacks) = self.side(pos, Color::White, &ctx, t);
+        let (mut black, black_attacks) = self.side(pos, Color::Black, &ctx, t);
+        // Hanging pieces need both sides' attacks, so they are counted once both are known.
+        let pieces =
+            |c: Color| board.by_color(c) - pawns[c.index()] - Bitboard::from(kings[c.index()]);
+        let hanging = |attacks: Bitboard, defences: Bitboard, c: Color| {
+            (pieces(c) & attacks & !defences).count() as i32
+        };
+        let by_white = hanging(white_attacks, black_attacks, Color::Black);
+        let by_black = hanging(black_attacks, white_attacks, Color::White);
+        self.add(&mut white, t, Color::White, HANGING, by_white);
+        self.add(&mut black, t, Color::Black, HANGING, by_black);
         let mut score = white - black;
 
         let minors = board.by_role(Role::Knight) | board.by_role(Role::Bishop);
@@ -719,8 +744,14 @@ impl Evaluator {
         relative + self.p.tempo
     }
 
-    /// Everything `us` scores, from its own point of view.
-    fn side<T: Tracer>(&self, pos: &Position, us: Color, ctx: &Context, t: &mut T) -> S {
+    /// Everything `us` scores, from its own point of view, and every square `us` attacks.
+    fn side<T: Tracer>(
+        &self,
+        pos: &Position,
+        us: Color,
+        ctx: &Context,
+        t: &mut T,
+    ) -> (S, Bitboard) {
         let board = pos.board();
         let them = !us;
         let (ui, ti) = (us.index(), them.index());
@@ -758,8 +789,10 @@ impl Evaluator {
         }
 
         // Pawn structure.
+        let mut nearest_pawn = i32::MAX;
         for sq in our_pawns {
             let file = sq.file().index();
+            nearest_pawn = nearest_pawn.min(distance(ctx.kings[ui], sq));
             if (Bitboard(FORWARD_FILE[ui][sq.index()]) & our_pawns).any() {
                 self.add(&mut s, t, us, DOUBLED, -1);
             }
@@ -798,6 +831,9 @@ impl Evaluator {
                 }
             }
         }
+        if nearest_pawn != i32::MAX {
+            self.add(&mut s, t, us, KING_PAWN_DIST, -nearest_pawn);
+        }
 
         // Pieces: mobility over squares not held by own pieces or enemy pawns, attacks on the
         // enemy king's zone, threats against bigger pieces.
@@ -816,6 +852,11 @@ impl Evaluator {
         let bishop_checks = bishop_attacks(their_king, occupied) & safe;
         let rook_checks = rook_attacks(their_king, occupied) & safe;
         let their_queens = board.by_piece(Role::Queen.of(them));
+        // A rook on the seventh matters when it cuts the king off on the eighth or eats pawns.
+        let seventh = Bitboard::relative_rank(us, Rank::SEVENTH);
+        let rook_on_seventh_bites = Bitboard::relative_rank(us, Rank::EIGHTH).contains(their_king)
+            || (seventh & their_pawns).any();
+        let mut attacked = ctx.pawn_attacks[ui] | king_attacks(ctx.kings[ui]);
         let (mut attackers, mut units) = (0, 0);
         let mut king_attack = |t: &mut T, attacks: Bitboard, kind: usize| {
             let hits = count(attacks & zone);
@@ -839,6 +880,7 @@ impl Evaluator {
                 i32::from(outposts.contains(sq)),
             );
             self.add(&mut s, t, us, SAFE_CHECK, count(a & knight_checks));
+            attacked |= a;
             king_attack(t, a, 0);
         }
         for sq in board.by_piece(Role::Bishop.of(us)) {
@@ -853,6 +895,7 @@ impl Evaluator {
                 i32::from(outposts.contains(sq)),
             );
             self.add(&mut s, t, us, SAFE_CHECK, count(a & bishop_checks));
+            attacked |= a;
             king_attack(t, a, 1);
         }
         for sq in board.by_piece(Role::Rook.of(us)) {
@@ -866,6 +909,10 @@ impl Evaluator {
             } else if (file & our_pawns).is_empty() {
                 self.add(&mut s, t, us, ROOK_SEMIOPEN, 1);
             }
+            if rook_on_seventh_bites && seventh.contains(sq) {
+                self.add(&mut s, t, us, ROOK_SEVENTH_TARGET, 1);
+            }
+            attacked |= a;
             king_attack(t, a, 2);
         }
         for sq in board.by_piece(Role::Queen.of(us)) {
@@ -878,6 +925,7 @@ impl Evaluator {
                 SAFE_CHECK,
                 count(a & (bishop_checks | rook_checks)),
             );
+            attacked |= a;
             king_attack(t, a, 3);
         }
         let pieces = theirs - their_pawns - board.by_role(Role::King);
@@ -887,6 +935,27 @@ impl Evaluator {
             us,
             THREAT_PAWN,
             count(ctx.pawn_attacks[ui] & pieces),
+        );
+        // Pawn pushes to squares no enemy pawn guards that would attack a piece not yet
+        // attacked by a pawn: one or two squares, as the pawn may move.
+        let empty = !occupied;
+        let single = our_pawns.shift_forward(us) & empty;
+        let double = (single & Bitboard::relative_rank(us, Rank::THIRD)).shift_forward(us) & empty;
+        let pushes = (single | double) & !ctx.pawn_attacks[ti];
+        self.add(
+            &mut s,
+            t,
+            us,
+            THREAT_PUSH,
+            count(pawn_attack_span(us, pushes) & pieces & !ctx.pawn_attacks[ui]),
+        );
+        let minors = board.by_piece(Role::Knight.of(us)) | board.by_piece(Role::Bishop.of(us));
+        self.add(
+            &mut s,
+            t,
+            us,
+            MINOR_BEHIND_PAWN,
+            count(minors & our_pawns.shift_forward(them)),
         );
 
         if board.by_piece(Role::Bishop.of(us)).more_than_one() {
@@ -922,7 +991,7 @@ impl Evaluator {
             PAWN_STORM,
             -count(files & storm_ranks & their_pawns),
         );
-        s
+        (s, attacked)
     }
 }
 
@@ -968,7 +1037,8 @@ mod tests {
             seed ^= seed << 17;
             seed
         };
-        // Pawnless endings, where the drawish scale applies, are rare in random play.
+        // Pawnless endings, where the drawish scale applies, are rare in random play, and so
+        // are kings on the far rank with queens on (the last one).
         let endings = [
             "4k3/8/8/8/8/8/8/R3K1b1 w - -",
             "4k3/8/3n4/8/8/8/8/R3K3 b - -",
@@ -976,6 +1046,7 @@ mod tests {
             "4k3/8/8/3r4/8/8/8/3QK3 w - -",
             "4k3/8/8/8/8/8/8/1B2KN2 w - -",
             "r3k3/8/2b5/8/8/8/8/R1B1K3 b - -",
+            "4K3/8/8/2q5/8/8/2Q5/4k3 w - -",
         ];
         let book = book.lines().filter(|l| !l.starts_with('#')).chain(endings);
         let mut out = Vec::new();
@@ -1061,6 +1132,45 @@ mod tests {
     }
 
     #[test]
+    fn piece_square_tables_are_found_by_their_names() {
+        let names = ["pawn", "knight", "bishop", "rook", "queen", "king"];
+        for (role, tables) in names.iter().zip(PSQ_TABLES) {
+            let ranks: Vec<u32> = if *role == "pawn" {
+                (3..=7).collect()
+            } else {
+                [1, 2, 3, 5, 6, 7, 8].into()
+            };
+            for (phase, base) in ["mg", "eg"].iter().zip(tables) {
+                let mut expected: Vec<String> = ranks
+                    .iter()
+                    .map(|n| format!("{role}_rank{n}_{phase}"))
+                    .collect();
+                expected.extend(["bg", "cf", "de"].map(|f| format!("{role}_file_{f}_{phase}")));
+                let found: Vec<&str> = PARAMS[base..base + expected.len()]
+                    .iter()
+                    .map(|spec| spec.name)
+                    .collect();
+                assert_eq!(found, expected);
+            }
+        }
+        // Squares are seen from White's side: a knight on g1 is on its first rank and the
+        // b/g-files, one on b8 on its eighth.
+        let g1 = piece_square_terms(Role::Knight, Square::G1);
+        let b8 = piece_square_terms(Role::Knight, Square::B8);
+        let named = |t: &ArrayVec<(usize, i32), 8>| {
+            t.iter()
+                .map(|&(i, n)| (PARAMS[i].name, n))
+                .collect::<Vec<_>>()
+        };
+        assert!(named(&g1).contains(&("knight_rank1_mg", 1)));
+        assert!(named(&g1).contains(&("knight_file_bg_eg", 1)));
+        assert!(named(&b8).contains(&("knight_rank8_mg", 1)));
+        // On its fourth rank and the a-file only the knight's material counts.
+        let a4 = piece_square_terms(Role::Knight, Square::from_coords(File::A, Rank::FOURTH));
+        assert_eq!(named(&a4), [("knight_mg", 1), ("knight_eg", 1)]);
+    }
+
+    #[test]
     fn passed_pawns_grow_with_rank() {
         let e = Evaluator::new(&Params::default());
         let r4 = Position::from_fen("4k3/8/8/8/4P3/8/8/4K3 w - - 0 1").unwrap();
@@ -1125,5 +1235,61 @@ mod tests {
         // Black pawns on f3 and g4 against the white king on g1; h5 is not yet storming.
         let storm = "4k3/8/8/7p/6p1/5p2/8/6K1 w - - 0 1";
         assert_eq!(coefficient(storm, "pawn_storm_mg"), -2);
+    }
+
+    #[test]
+    fn hanging_pieces_are_attacked_and_undefended() {
+        // The rook on d1 attacks the knight on d5, which nothing defends.
+        let hanging = "4k3/8/8/3n4/8/8/8/3RK3 w - - 0 1";
+        assert_eq!(coefficient(hanging, "hanging_mg"), 1);
+        // The pawn on e6 defends it.
+        let defended = "4k3/8/4p3/3n4/8/8/8/3RK3 w - - 0 1";
+        assert_eq!(coefficient(defended, "hanging_mg"), 0);
+        // Defended by a piece, not only by pawns: the rook on d8.
+        let by_rook = "3rk3/8/8/3n4/8/8/8/3RK3 w - - 0 1";
+        assert_eq!(coefficient(by_rook, "hanging_mg"), 0);
+        // Black's knight on c3 attacks the bishop on e2, which the king defends, and the rook
+        // on a2, which nothing does.
+        let black = "4k3/8/8/8/8/2n5/R3B3/4K3 w - - 0 1";
+        assert_eq!(coefficient(black, "hanging_eg"), -1);
+    }
+
+    #[test]
+    fn pawn_pushes_threaten_pieces_from_squares_no_pawn_guards() {
+        // d2-d3 would attack the knight on c4.
+        let push = "4k3/8/8/8/2n5/8/3P4/4K3 w - - 0 1";
+        assert_eq!(coefficient(push, "threat_push_mg"), 1);
+        // The pawn on e4 guards d3; d2-d4 attacks nothing.
+        let guarded = "4k3/8/8/8/2n1p3/8/3P4/4K3 w - - 0 1";
+        assert_eq!(coefficient(guarded, "threat_push_mg"), 0);
+        // d2-d4 in one move would attack the knight on c5.
+        let double = "4k3/8/8/2n5/8/8/3P4/4K3 w - - 0 1";
+        assert_eq!(coefficient(double, "threat_push_mg"), 1);
+    }
+
+    #[test]
+    fn rooks_on_the_seventh_need_a_target_and_kings_seek_their_pawns() {
+        assert_eq!(
+            coefficient("4k3/R7/8/8/8/8/8/4K3 w - - 0 1", "rook_seventh_target_eg"),
+            1
+        );
+        // The king has left the eighth rank and there are no pawns on the seventh.
+        assert_eq!(
+            coefficient("8/R7/4k3/8/8/8/8/4K3 w - - 0 1", "rook_seventh_target_eg"),
+            0
+        );
+        assert_eq!(
+            coefficient("4k3/8/8/8/8/8/r7/4K3 w - - 0 1", "rook_seventh_target_mg"),
+            -1
+        );
+        // The white king on e1 is four squares from its only pawn, on a2.
+        assert_eq!(
+            coefficient("4k3/8/8/8/8/8/P7/4K3 w - - 0 1", "king_pawn_dist_eg"),
+            -4
+        );
+        assert_eq!(
+            coefficient("4k3/8/8/8/3P4/3N4/8/4K3 w - - 0 1", "minor_behind_pawn_mg"),
+            1
+        );
     }
 }

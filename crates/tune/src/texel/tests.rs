@@ -12,12 +12,16 @@ fn sample_positions(plies: usize) -> Vec<Position> {
         seed ^= seed << 17;
         seed
     };
-    // Pawnless endings, where the drawish scale applies, are rare in random play.
+    // Pawnless endings, where the drawish scale applies, are rare in random play, and so are
+    // kings far up the board with queens on (the last two): without them the king table's far
+    // ranks occur in too few middlegame positions to come back to their truth within a fit.
     let endings = [
         "4k3/8/8/8/8/8/8/R3K1b1 w - -",
         "4k3/8/3n4/8/8/8/8/R3K3 b - -",
         "2r1k3/8/8/8/8/8/8/R1N1K3 w - -",
         "4k3/8/8/3r4/8/8/8/3QK3 w - -",
+        "8/8/1q6/5k2/2K5/6Q1/8/8 w - -",
+        "4K3/8/1q6/8/5k2/8/6Q1/8 w - -",
     ];
     let lines = book.lines().filter(|l| !l.starts_with('#')).chain(endings);
     let mut out = Vec::new();
@@ -273,16 +277,14 @@ fn every_weight_is_fitted_from_expected_scores() {
     let fit = fit(&data, &start, &settings, &mut |_, _| {}).unwrap();
     let truth = values(&truth);
     assert_monotone(&fit.loss);
-    for &i in &settings.tuned {
-        if ENTERS[i] != Some(Enters::KingDanger) {
-            let (got, want) = (fit.theta[i], truth[i]);
-            assert!(
-                (got - want).abs() < 1.0,
-                "{}: {got:.2} vs {want}",
-                PARAMS[i].name
-            );
-        }
-    }
+    let off: Vec<String> = settings
+        .tuned
+        .iter()
+        .filter(|&&i| ENTERS[i] != Some(Enters::KingDanger))
+        .filter(|&&i| (fit.theta[i] - truth[i]).abs() >= 1.0)
+        .map(|&i| format!("{}: {:.2} vs {}", PARAMS[i].name, fit.theta[i], truth[i]))
+        .collect();
+    assert!(off.is_empty(), "{off:?}");
     // The king attack is units² × scale: multiplying every unit weight by c and the scale by
     // 1/c² changes nothing, so only weight × √scale can be recovered.
     for &i in &KING_ATTACK_WEIGHTS {
