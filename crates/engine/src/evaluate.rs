@@ -400,7 +400,7 @@ const PAWN_CENTER: usize = param("pawn_center_mg");
 fn piece_square_terms(role: Role, sq: Square) -> ArrayVec<(usize, i32), 8> {
     let rank = sq.rank().index();
     let file = sq.file().index();
-    let fc = file.min(7 - file);
+    let fc = file_centrality(file) as usize;
     let mut t = ArrayVec::new();
     // The rank entry's offset in the table (none on the rank fixed at 0), and how many there are.
     let (entry, ranks) = match role {
