@@ -588,6 +588,13 @@ declare_params! {
     /// Follow-up history: whether a quiet move is also ordered, reduced and pruned by how it
     /// fared after our own previous move (0: no, 1: yes).
     follow_up_hist = 0, 0, 1, 0.5, 0.002;
+    /// Singular extension: shallowest depth at which the hash move is tested for being the
+    /// only good move, and extended when it is (0: never; off until an SPRT over UCI decides
+    /// it, see the CHANGELOG).
+    se_depth = 0, 0, 16, 0.5, 0.002;
+    /// Singular extension: how far below the hash score the other moves must stay, per ply
+    /// of depth (centipawns).
+    se_margin = 2, 0, 20, 0.5, 0.002;
     /// ProbCut: shallowest depth at which a capture that beats beta by `probcut_margin` in a
     /// search four plies shallower ends the node (0: never).
     probcut_depth = 0, 0, 10, 0.5, 0.002;

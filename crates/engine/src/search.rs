@@ -156,6 +156,8 @@ struct Frame {
     /// Whether the side to move at this ply is in check, written by the parent, which has
     /// already asked (for check extensions) and need not let the child ask again.
     in_check: bool,
+    /// The move a singular-extension search at this ply leaves out (the hash move it tests).
+    excluded: Option<Move>,
 }
 
 const NO_FRAME: Frame = Frame {
@@ -163,6 +165,7 @@ const NO_FRAME: Frame = Frame {
     mv: None,
     plies_from_null: 0,
     in_check: false,
+    excluded: None,
 };
 
 /// One search in progress.
@@ -548,8 +551,15 @@ impl<'a> Searcher<'a> {
         let key = pos.hash();
         let tt_hit = self.tt.probe(key, ply);
         let tt_move = tt_hit.map_or(PackedMove::NONE, |h| h.mv);
+        // A search that leaves a move out is not this node's search: it neither takes the
+        // table's result nor stores its own.
+        let excluded = self.stack[ply].excluded;
         if let Some(hit) = tt_hit {
-            if !pv_node && hit.depth >= depth && bound_allows(hit.bound, hit.score, alpha, beta) {
+            if !pv_node
+                && excluded.is_none()
+                && hit.depth >= depth
+                && bound_allows(hit.bound, hit.score, alpha, beta)
+            {
                 return hit.score;
             }
         }
@@ -573,7 +583,7 @@ impl<'a> Searcher<'a> {
         self.stack[ply].mv = None;
         let improving = !in_check && ply >= 2 && static_eval > self.stack[ply - 2].eval;
 
-        if !pv_node && !in_check {
+        if !pv_node && !in_check && excluded.is_none() {
             // 7. Reverse futility: far enough above beta at low depth, the opponent will not
             //    catch up.
             let margin = self.params.rfp_margin * (depth - i32::from(improving));
@@ -629,6 +639,7 @@ impl<'a> Searcher<'a> {
         //     plies shallower would very probably beat it at full depth.
         if !pv_node
             && !in_check
+            && excluded.is_none()
             && self.params.probcut_depth > 0
             && depth >= self.params.probcut_depth
             && beta.abs() < MATE_BOUND
@@ -693,6 +704,9 @@ impl<'a> Searcher<'a> {
             if root && !self.root_moves.is_empty() && !self.root_moves.contains(&mv) {
                 continue;
             }
+            if excluded == Some(mv) {
+                continue;
+            }
             let quiet = !mv.is_tactical();
             let mut child = *pos;
             child.play_unchecked(mv);
@@ -751,14 +765,45 @@ impl<'a> Searcher<'a> {
             // 14. Check extension: forcing lines are searched a ply deeper, up to twice the
             //     iteration's depth (cross-checks could otherwise extend without end).
             //     Measured: WAC 214 extending every check, 209 only SEE-safe ones, 204 none.
-            let extend = gives_check && (ply as i32) < 2 * self.root_depth;
+            let mut extend = gives_check && (ply as i32) < 2 * self.root_depth;
+
+            // 15. Singular extension: when the hash move beats every other move by a margin
+            //     in a shallower search without it, it is the only good move here and gets a
+            //     ply more. When even the others beat beta, several moves would cut this
+            //     node and it is cut at once (multi-cut).
+            if let Some(hit) = tt_hit.filter(|_| !extend && move_count == 1 && !root) {
+                let p = self.params;
+                if p.se_depth > 0
+                    && depth >= p.se_depth
+                    && excluded.is_none()
+                    && hit.mv == PackedMove::new(mv)
+                    && hit.depth >= depth - 3
+                    && hit.bound != Bound::Upper
+                    && hit.score.abs() < MATE_BOUND
+                    && (ply as i32) < 2 * self.root_depth
+                {
+                    let singular_beta = hit.score - p.se_margin * depth;
+                    self.stack[ply].excluded = Some(mv);
+                    let score =
+                        self.negamax(pos, (depth - 1) / 2, singular_beta - 1, singular_beta, ply);
+                    self.stack[ply].excluded = None;
+                    if self.aborted {
+                        return 0;
+                    }
+                    if score < singular_beta {
+                        extend = true;
+                    } else if singular_beta >= beta {
+                        return singular_beta;
+                    }
+                }
+            }
             let new_depth = depth - 1 + i32::from(extend);
             self.stack[ply].mv = Some(mv);
             self.stack[ply + 1].plies_from_null = self.stack[ply].plies_from_null + 1;
             self.stack[ply + 1].in_check = gives_check;
             self.keys.push(child.hash());
 
-            // 15. Principal variation search with late-move reductions: the first move gets
+            // 16. Principal variation search with late-move reductions: the first move gets
             //     the full window, later ones a zero window (reduced when late and quiet),
             //     re-searched only if they surprise.
             let score = if move_count == 1 {
@@ -798,7 +843,7 @@ impl<'a> Searcher<'a> {
                         self.can_abort = true;
                     }
                     if score >= beta {
-                        // 16. A cutoff teaches move ordering: killers, countermove, history
+                        // 17. A cutoff teaches move ordering: killers, countermove, history
                         //     (counter-move history: +9 Elo [-24, +43] in self-play).
                         if quiet {
                             let bonus = self.stat_bonus(depth);
@@ -824,7 +869,7 @@ impl<'a> Searcher<'a> {
             return alpha;
         }
 
-        // 17. Remember the result for later visits and the next iteration.
+        // 18. Remember the result for later visits and the next iteration.
         let bound = if best_score >= beta {
             Bound::Lower
         } else if best_score > original_alpha {
@@ -832,11 +877,16 @@ impl<'a> Searcher<'a> {
         } else {
             Bound::Upper
         };
+        if excluded.is_some() {
+            // Without its best move this is not the node's value: neither the table nor the
+            // correction history may learn it.
+            return best_score;
+        }
         let packed = best_move.map_or(PackedMove::NONE, PackedMove::new);
         self.tt
             .store(key, packed, best_score, raw_eval, depth, bound, ply);
 
-        // 18. Teach the correction history how far the static evaluation was off, when the
+        // 19. Teach the correction history how far the static evaluation was off, when the
         //     score says so (exact, or a bound beyond the evaluation), no capture or
         //     promotion, which the evaluation is not meant to foresee, decided it, and no
         //     quiet move was pruned unsearched (a fail low that never looked at them is

@@ -84,6 +84,35 @@ fn correction_history_changes_the_tree_and_is_forgotten_by_new_game() {
     );
 }
 
+/// Singular extensions (off by default) reach the search when switched on: the hash moves
+/// they extend and the nodes they cut by multi-cut change the tree, the answer stays a legal
+/// move with a line of legal moves, and depth searches stay repeatable after `new_game`.
+#[test]
+fn singular_extensions_change_the_tree_and_repeat_exactly() {
+    let pos = fen("r1bq1rk1/ppp1nppp/4n3/3p3Q/3P4/1BP1B3/PP1N2PP/R4RK1 w - - 1 16");
+    let limits = Limits::depth(10);
+    let off = search(&mut Engine::new(Params::default(), 8), &[pos], &limits);
+    let params = Params {
+        se_depth: 6,
+        ..Params::default()
+    };
+    let mut singular = Engine::new(params, 8);
+    let on = search(&mut singular, &[pos], &limits);
+    assert_ne!(off.nodes, on.nodes, "singular extensions change the tree");
+    let mut line = pos;
+    for &mv in &on.pv {
+        assert!(line.legal_moves().contains(&mv), "{mv:?} in {}", line.fen());
+        line.play_unchecked(mv);
+    }
+    assert_eq!(on.pv.first().copied(), on.best_move);
+    singular.new_game();
+    let again = search(&mut singular, &[pos], &limits);
+    assert_eq!(
+        (on.best_move, on.score, on.nodes, &on.pv),
+        (again.best_move, again.score, again.nodes, &again.pv)
+    );
+}
+
 #[test]
 fn node_limit_is_respected_exactly() {
     let mut engine = Engine::new(Params::default(), 1);

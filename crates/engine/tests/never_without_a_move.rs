@@ -84,6 +84,7 @@ proptest! {
         stopped in any::<bool>(),
         restrict in any::<bool>(),
         corrected in any::<bool>(),
+        singular in any::<bool>(),
     ) {
         let history = history(seed, random, shuffles);
         let root = *history.last().unwrap();
@@ -95,9 +96,11 @@ proptest! {
             Vec::new()
         };
         let limits = limits(kind, amount, searchmoves.clone());
-        // The correction history shifts static evaluations; it must not cost the move.
+        // The correction history shifts static evaluations, and singular extensions search
+        // nodes again without their hash move; neither may cost the move.
         let params = Params {
             corr_hist_percent: if corrected { 100 } else { 0 },
+            se_depth: if singular { 4 } else { 0 },
             ..Params::default()
         };
         let mut engine = Engine::new(params, 1);
