@@ -18,6 +18,7 @@ position is worth to a better judge (CHANGELOG, "labels from Stockfish").
 
 import argparse
 import multiprocessing
+import multiprocessing.util
 import sys
 
 import chess
@@ -32,6 +33,9 @@ def start(engine_path, depth):
     ENGINE = chess.engine.SimpleEngine.popen_uci(engine_path)
     ENGINE.configure({"Threads": 1, "Hash": 16})
     LIMIT = chess.engine.Limit(depth=depth)
+    # Each worker quits its engine when it exits, so that no engine outlives the run (an
+    # engine that does not quit at the end of its input would otherwise stay behind).
+    multiprocessing.util.Finalize(ENGINE, ENGINE.quit, exitpriority=10)
 
 
 def label(line):
@@ -78,6 +82,8 @@ def main():
                 written += 1
             if i % 10000 == 0:
                 print(f"{i}/{len(lines)} positions", file=sys.stderr, flush=True)
+        pool.close()
+        pool.join()
     print(f"{written} positions written to {args.output}; left out: {left_out or 'none'}")
 
 

@@ -699,6 +699,24 @@ impl<'a> Searcher<'a> {
         let mut skip_quiets = false;
         let mut quiets_tried: ArrayVec<Move, 64> = ArrayVec::new();
         let lmp_limit = (self.params.lmp_base + depth * depth) / if improving { 1 } else { 2 };
+        // Extensions stop at twice the iteration's depth (cross-checks could otherwise
+        // extend without end).
+        let may_extend = (ply as i32) < 2 * self.root_depth;
+        // Whether this node may test its hash move for singularity (step 15), and the hash
+        // score it would test against: decided once here, not for every move.
+        let singular_score = tt_hit
+            .filter(|h| {
+                let p = self.params;
+                p.se_depth > 0
+                    && depth >= p.se_depth
+                    && !root
+                    && excluded.is_none()
+                    && may_extend
+                    && h.depth >= depth - 3
+                    && h.bound != Bound::Upper
+                    && h.score.abs() < MATE_BOUND
+            })
+            .map(|h| h.score);
 
         for ScoredMove { mv, .. } in &mut picker {
             if root && !self.root_moves.is_empty() && !self.root_moves.contains(&mv) {
@@ -762,39 +780,29 @@ impl<'a> Searcher<'a> {
             }
             move_count += 1;
 
-            // 14. Check extension: forcing lines are searched a ply deeper, up to twice the
-            //     iteration's depth (cross-checks could otherwise extend without end).
+            // 14. Check extension: forcing lines are searched a ply deeper.
             //     Measured: WAC 214 extending every check, 209 only SEE-safe ones, 204 none.
-            let mut extend = gives_check && (ply as i32) < 2 * self.root_depth;
+            let mut extend = gives_check && may_extend;
 
             // 15. Singular extension: when the hash move beats every other move by a margin
             //     in a shallower search without it, it is the only good move here and gets a
             //     ply more. When even the others beat beta, several moves would cut this
             //     node and it is cut at once (multi-cut).
-            if let Some(hit) = tt_hit.filter(|_| !extend && move_count == 1 && !root) {
-                let p = self.params;
-                if p.se_depth > 0
-                    && depth >= p.se_depth
-                    && excluded.is_none()
-                    && hit.mv == PackedMove::new(mv)
-                    && hit.depth >= depth - 3
-                    && hit.bound != Bound::Upper
-                    && hit.score.abs() < MATE_BOUND
-                    && (ply as i32) < 2 * self.root_depth
-                {
-                    let singular_beta = hit.score - p.se_margin * depth;
-                    self.stack[ply].excluded = Some(mv);
-                    let score =
-                        self.negamax(pos, (depth - 1) / 2, singular_beta - 1, singular_beta, ply);
-                    self.stack[ply].excluded = None;
-                    if self.aborted {
-                        return 0;
-                    }
-                    if score < singular_beta {
-                        extend = true;
-                    } else if singular_beta >= beta {
-                        return singular_beta;
-                    }
+            if let Some(tt_score) = singular_score
+                .filter(|_| !extend && move_count == 1 && PackedMove::new(mv) == tt_move)
+            {
+                let singular_beta = tt_score - self.params.se_margin * depth;
+                self.stack[ply].excluded = Some(mv);
+                let score =
+                    self.negamax(pos, (depth - 1) / 2, singular_beta - 1, singular_beta, ply);
+                self.stack[ply].excluded = None;
+                if self.aborted {
+                    return 0;
+                }
+                if score < singular_beta {
+                    extend = true;
+                } else if singular_beta >= beta {
+                    return singular_beta;
                 }
             }
             let new_depth = depth - 1 + i32::from(extend);
@@ -869,6 +877,12 @@ impl<'a> Searcher<'a> {
             return alpha;
         }
 
+        if excluded.is_some() {
+            // Without its best move this is not the node's value: neither the table nor the
+            // correction history may learn it.
+            return best_score;
+        }
+
         // 18. Remember the result for later visits and the next iteration.
         let bound = if best_score >= beta {
             Bound::Lower
@@ -877,11 +891,6 @@ impl<'a> Searcher<'a> {
         } else {
             Bound::Upper
         };
-        if excluded.is_some() {
-            // Without its best move this is not the node's value: neither the table nor the
-            // correction history may learn it.
-            return best_score;
-        }
         let packed = best_move.map_or(PackedMove::NONE, PackedMove::new);
         self.tt
             .store(key, packed, best_score, raw_eval, depth, bound, ply);
