@@ -309,13 +309,20 @@ pub const TEMPO: usize = param("tempo");
 pub const DRAWISH_SCALE: usize = param("drawish_scale");
 pub const KS_SCALE: usize = param("ks_scale");
 
-/// The attack-unit weights of knight, bishop, rook and queen, in [`KingDanger::hits`] order.
-pub const KING_ATTACK_WEIGHTS: [usize; 4] = [
+/// The attack-unit weights, in [`KingDanger::hits`] order: king-zone squares hit by knights,
+/// bishops, rooks and queens, then safe checks, then weak king-zone squares.
+pub const KING_ATTACK_WEIGHTS: [usize; KING_ATTACK_KINDS] = [
     param("ks_knight"),
     param("ks_bishop"),
     param("ks_rook"),
     param("ks_queen"),
+    param("ks_check"),
+    param("ks_weak"),
 ];
+/// How many kinds of hit a king attack counts.
+pub const KING_ATTACK_KINDS: usize = 6;
+const KS_CHECK: usize = 4;
+const KS_WEAK: usize = 5;
 
 /// The most a king attack can be worth (centipawns, middlegame).
 pub const KING_DANGER_CAP: i32 = 600;
@@ -436,12 +443,13 @@ fn piece_square_terms(role: Role, sq: Square) -> ArrayVec<(usize, i32), 8> {
     t
 }
 
-/// A side's king attack: how many of its pieces hit the enemy king's zone, and how many zone
-/// squares pieces of each kind (knight, bishop, rook, queen) hit in all.
+/// A side's king attack: how many of its pieces hit the enemy king's zone; how many zone
+/// squares pieces of each kind (knight, bishop, rook, queen) hit in all; how many safe checks
+/// its pieces have; and how many zone squares it attacks that only the king defends.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct KingDanger {
     pub attackers: i32,
-    pub hits: [i32; 4],
+    pub hits: [i32; KING_ATTACK_KINDS],
 }
 
 impl KingDanger {
@@ -583,6 +591,16 @@ pub struct Evaluator {
     passed: [S; 8],
 }
 
+/// One side's evaluation before the terms that need both sides' attacks.
+struct Side {
+    score: S,
+    /// Every square its pawns and pieces attack (not its king).
+    attacks: Bitboard,
+    /// Its pieces that hit the enemy king's zone, and their attack units so far.
+    attackers: i32,
+    units: i32,
+}
+
 /// What both sides' terms need to know about the position.
 struct Context {
     occupied: Bitboard,
@@ -686,19 +704,31 @@ impl Evaluator {
             kings,
             king_zones: [zone(Color::White), zone(Color::Black)],
         };
-        let (mut white, white_attacks) = self.side(pos, Color::White, &ctx, t);
-        let (mut black, black_attacks) = self.side(pos, Color::Black, &ctx, t);
-        // Hanging pieces need both sides' attacks, so they are counted once both are known.
+        let mut sides = [
+            self.side(pos, Color::White, &ctx, t),
+            self.side(pos, Color::Black, &ctx, t),
+        ];
+        // Hanging pieces and weak squares around the king need both sides' attacks, so they
+        // are counted once both are known.
         let pieces =
             |c: Color| board.by_color(c) - pawns[c.index()] - Bitboard::from(kings[c.index()]);
-        let hanging = |attacks: Bitboard, defences: Bitboard, c: Color| {
-            (pieces(c) & attacks & !defences).count() as i32
-        };
-        let by_white = hanging(white_attacks, black_attacks, Color::Black);
-        let by_black = hanging(black_attacks, white_attacks, Color::White);
-        self.add(&mut white, t, Color::White, HANGING, by_white);
-        self.add(&mut black, t, Color::Black, HANGING, by_black);
-        let mut score = white - black;
+        let with_king = |c: Color| sides[c.index()].attacks | king_attacks(kings[c.index()]);
+        let all_attacks = [with_king(Color::White), with_king(Color::Black)];
+        // A king defends its zone, but a square only it defends is weak.
+        let piece_attacks = [sides[0].attacks, sides[1].attacks];
+        for us in [Color::White, Color::Black] {
+            let (ui, ti) = (us.index(), (!us).index());
+            let hanging = (pieces(!us) & all_attacks[ui] & !all_attacks[ti]).count() as i32;
+            let weak = (ctx.king_zones[ti] & piece_attacks[ui] & !piece_attacks[ti]).count();
+            let side = &mut sides[ui];
+            self.add(&mut side.score, t, us, HANGING, hanging);
+            let units = side.units + self.w[KING_ATTACK_WEIGHTS[KS_WEAK]] * weak as i32;
+            side.score.mg += king_danger(side.attackers, units, self.p.ks_scale);
+            if let Some(trace) = t.trace() {
+                trace.king_danger[ui].hits[KS_WEAK] = weak as i32;
+            }
+        }
+        let mut score = sides[0].score - sides[1].score;
 
         let minors = board.by_role(Role::Knight) | board.by_role(Role::Bishop);
         let phase = (minors.count() as i32
@@ -744,14 +774,9 @@ impl Evaluator {
         relative + self.p.tempo
     }
 
-    /// Everything `us` scores, from its own point of view, and every square `us` attacks.
-    fn side<T: Tracer>(
-        &self,
-        pos: &Position,
-        us: Color,
-        ctx: &Context,
-        t: &mut T,
-    ) -> (S, Bitboard) {
+    /// Everything `us` scores from its own point of view but what needs the other side's
+    /// attacks, and what those terms need of its own.
+    fn side<T: Tracer>(&self, pos: &Position, us: Color, ctx: &Context, t: &mut T) -> Side {
         let board = pos.board();
         let them = !us;
         let (ui, ti) = (us.index(), them.index());
@@ -856,8 +881,8 @@ impl Evaluator {
         let seventh = Bitboard::relative_rank(us, Rank::SEVENTH);
         let rook_on_seventh_bites = Bitboard::relative_rank(us, Rank::EIGHTH).contains(their_king)
             || (seventh & their_pawns).any();
-        let mut attacked = ctx.pawn_attacks[ui] | king_attacks(ctx.kings[ui]);
-        let (mut attackers, mut units) = (0, 0);
+        let mut attacked = ctx.pawn_attacks[ui];
+        let (mut attackers, mut units, mut checks) = (0, 0, 0);
         let mut king_attack = |t: &mut T, attacks: Bitboard, kind: usize| {
             let hits = count(attacks & zone);
             if hits > 0 {
@@ -879,7 +904,9 @@ impl Evaluator {
                 KNIGHT_OUTPOST,
                 i32::from(outposts.contains(sq)),
             );
-            self.add(&mut s, t, us, SAFE_CHECK, count(a & knight_checks));
+            let safe_checks = count(a & knight_checks);
+            checks += safe_checks;
+            self.add(&mut s, t, us, SAFE_CHECK, safe_checks);
             attacked |= a;
             king_attack(t, a, 0);
         }
@@ -894,7 +921,9 @@ impl Evaluator {
                 BISHOP_OUTPOST,
                 i32::from(outposts.contains(sq)),
             );
-            self.add(&mut s, t, us, SAFE_CHECK, count(a & bishop_checks));
+            let safe_checks = count(a & bishop_checks);
+            checks += safe_checks;
+            self.add(&mut s, t, us, SAFE_CHECK, safe_checks);
             attacked |= a;
             king_attack(t, a, 1);
         }
@@ -902,7 +931,9 @@ impl Evaluator {
             let a = rook_attacks(sq, occupied);
             self.add(&mut s, t, us, ROOK_MOB, count(a & area) - 7);
             self.add(&mut s, t, us, THREAT_ROOK, count(a & their_queens));
-            self.add(&mut s, t, us, SAFE_CHECK, count(a & rook_checks));
+            let safe_checks = count(a & rook_checks);
+            checks += safe_checks;
+            self.add(&mut s, t, us, SAFE_CHECK, safe_checks);
             let file = Bitboard::file(sq.file());
             if (file & (our_pawns | their_pawns)).is_empty() {
                 self.add(&mut s, t, us, ROOK_OPEN, 1);
@@ -918,13 +949,9 @@ impl Evaluator {
         for sq in board.by_piece(Role::Queen.of(us)) {
             let a = queen_attacks(sq, occupied);
             self.add(&mut s, t, us, QUEEN_MOB, count(a & area) - 14);
-            self.add(
-                &mut s,
-                t,
-                us,
-                SAFE_CHECK,
-                count(a & (bishop_checks | rook_checks)),
-            );
+            let safe_checks = count(a & (bishop_checks | rook_checks));
+            checks += safe_checks;
+            self.add(&mut s, t, us, SAFE_CHECK, safe_checks);
             attacked |= a;
             king_attack(t, a, 3);
         }
@@ -961,9 +988,10 @@ impl Evaluator {
         if board.by_piece(Role::Bishop.of(us)).more_than_one() {
             self.add(&mut s, t, us, BISHOP_PAIR, 1);
         }
-        s.mg += king_danger(attackers, units, self.p.ks_scale);
+        units += self.w[KING_ATTACK_WEIGHTS[KS_CHECK]] * checks;
         if let Some(trace) = t.trace() {
             trace.king_danger[ui].attackers = attackers;
+            trace.king_danger[ui].hits[KS_CHECK] = checks;
         }
 
         // Our own king's pawn shelter.
@@ -991,7 +1019,12 @@ impl Evaluator {
             PAWN_STORM,
             -count(files & storm_ranks & their_pawns),
         );
-        (s, attacked)
+        Side {
+            score: s,
+            attacks: attacked,
+            attackers,
+            units,
+        }
     }
 }
 
@@ -1106,6 +1139,69 @@ mod tests {
         }
         // The non-linear terms were exercised, not only the linear ones.
         assert!(drawish > 50 && king_danger > 500, "{drawish} {king_danger}");
+    }
+
+    /// The king attack's safe checks and weak squares, counted square by square from the
+    /// rules crate's `attackers_to` instead of the evaluation's attack maps.
+    #[test]
+    fn safe_checks_and_weak_squares_match_a_square_by_square_count() {
+        let (mut checks_seen, mut weak_seen) = (0, 0);
+        for pos in sample_positions() {
+            let board = pos.board();
+            let occupied = board.occupied();
+            let (_, trace) = Evaluator::new(&Params::default()).trace(&pos);
+            for us in [Color::White, Color::Black] {
+                let them = !us;
+                let their_king = pos.king(them);
+                // Attackers other than the king, which defends its zone but attacks nothing.
+                let men = |sq: Square, side: Color| {
+                    board.attackers_to(sq, side, occupied) - Bitboard::from(pos.king(side))
+                };
+                let pawn_guarded =
+                    |sq: Square| (men(sq, them) & board.by_piece(Role::Pawn.of(them))).any();
+                let around = king_attacks(their_king).with(their_king);
+                let zone = around | around.shift_forward(them);
+                let mut weak = 0;
+                let mut checks = 0;
+                for sq in Square::all() {
+                    if zone.contains(sq) && men(sq, us).any() && men(sq, them).is_empty() {
+                        weak += 1;
+                    }
+                    if board.by_color(us).contains(sq) || pawn_guarded(sq) {
+                        continue;
+                    }
+                    for from in men(sq, us) {
+                        let role = board.role_at(from).unwrap();
+                        let (diagonal, line) = (
+                            bishop_attacks(sq, occupied).contains(their_king),
+                            rook_attacks(sq, occupied).contains(their_king),
+                        );
+                        checks += i32::from(match role {
+                            Role::Knight => knight_attacks(sq).contains(their_king),
+                            Role::Bishop => diagonal,
+                            Role::Rook => line,
+                            Role::Queen => diagonal || line,
+                            _ => false,
+                        });
+                    }
+                }
+                let hits = trace.king_danger[us.index()].hits;
+                assert_eq!(hits[KS_WEAK], weak, "weak squares, {:?}: {}", us, pos.fen());
+                assert_eq!(
+                    hits[KS_CHECK],
+                    checks,
+                    "safe checks, {:?}: {}",
+                    us,
+                    pos.fen()
+                );
+                weak_seen += weak;
+                checks_seen += checks;
+            }
+        }
+        assert!(
+            weak_seen > 1000 && checks_seen > 1000,
+            "{weak_seen} {checks_seen}"
+        );
     }
 
     #[test]

@@ -508,6 +508,12 @@ declare_params! {
     ks_rook = 2, 0, 10, 0.5, 0.002;
     /// Attack units per king-zone square a queen attacks.
     ks_queen = 4, 0, 15, 0.5, 0.002;
+    /// Attack units per safe check: a square, no enemy pawn guards, from which one of our
+    /// pieces that reaches it would check the king.
+    ks_check = 0, 0, 15, 0.5, 0.002;
+    /// Attack units per king-zone square we attack that the enemy defends with its king alone
+    /// or not at all.
+    ks_weak = 0, 0, 10, 0.5, 0.002;
     /// King attack scale: with two or more attackers the bonus is units² × scale / 64.
     ks_scale = 7, 0, 60, 2.0, 0.002;
     /// Own pawn directly in front of the king (its file or a neighbour), middlegame.

@@ -34,7 +34,8 @@ use std::fmt;
 
 use arbiter_rules::Position;
 use staunton::evaluate::{
-    KingDanger, DRAWISH_SCALE, ENTERS, KING_ATTACK_WEIGHTS, KING_DANGER_CAP, KS_SCALE, MAX_PHASE,
+    KingDanger, DRAWISH_SCALE, ENTERS, KING_ATTACK_KINDS, KING_ATTACK_WEIGHTS, KING_DANGER_CAP,
+    KS_SCALE, MAX_PHASE,
 };
 use staunton::params::{PARAMS, PARAM_COUNT};
 use staunton::search::MATE_BOUND;
@@ -115,7 +116,7 @@ struct Entry {
 /// of each side's pieces of each kind, White's counted positive.
 #[derive(Copy, Clone, Debug)]
 struct Danger {
-    hits: [[f32; 4]; 2],
+    hits: [[f32; KING_ATTACK_KINDS]; 2],
     active: [bool; 2],
 }
 
