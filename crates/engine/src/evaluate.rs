@@ -714,12 +714,11 @@ impl Evaluator {
             |c: Color| board.by_color(c) - pawns[c.index()] - Bitboard::from(kings[c.index()]);
         let with_king = |c: Color| sides[c.index()].attacks | king_attacks(kings[c.index()]);
         let all_attacks = [with_king(Color::White), with_king(Color::Black)];
-        // A king defends its zone, but a square only it defends is weak.
-        let piece_attacks = [sides[0].attacks, sides[1].attacks];
         for us in [Color::White, Color::Black] {
             let (ui, ti) = (us.index(), (!us).index());
             let hanging = (pieces(!us) & all_attacks[ui] & !all_attacks[ti]).count() as i32;
-            let weak = (ctx.king_zones[ti] & piece_attacks[ui] & !piece_attacks[ti]).count();
+            // A king defends its zone, but a square only it defends is weak.
+            let weak = (ctx.king_zones[ti] & sides[ui].attacks & !sides[ti].attacks).count();
             let side = &mut sides[ui];
             self.add(&mut side.score, t, us, HANGING, hanging);
             let units = side.units + self.w[KING_ATTACK_WEIGHTS[KS_WEAK]] * weak as i32;
@@ -904,9 +903,7 @@ impl Evaluator {
                 KNIGHT_OUTPOST,
                 i32::from(outposts.contains(sq)),
             );
-            let safe_checks = count(a & knight_checks);
-            checks += safe_checks;
-            self.add(&mut s, t, us, SAFE_CHECK, safe_checks);
+            checks += count(a & knight_checks);
             attacked |= a;
             king_attack(t, a, 0);
         }
@@ -921,9 +918,7 @@ impl Evaluator {
                 BISHOP_OUTPOST,
                 i32::from(outposts.contains(sq)),
             );
-            let safe_checks = count(a & bishop_checks);
-            checks += safe_checks;
-            self.add(&mut s, t, us, SAFE_CHECK, safe_checks);
+            checks += count(a & bishop_checks);
             attacked |= a;
             king_attack(t, a, 1);
         }
@@ -931,9 +926,7 @@ impl Evaluator {
             let a = rook_attacks(sq, occupied);
             self.add(&mut s, t, us, ROOK_MOB, count(a & area) - 7);
             self.add(&mut s, t, us, THREAT_ROOK, count(a & their_queens));
-            let safe_checks = count(a & rook_checks);
-            checks += safe_checks;
-            self.add(&mut s, t, us, SAFE_CHECK, safe_checks);
+            checks += count(a & rook_checks);
             let file = Bitboard::file(sq.file());
             if (file & (our_pawns | their_pawns)).is_empty() {
                 self.add(&mut s, t, us, ROOK_OPEN, 1);
@@ -949,9 +942,7 @@ impl Evaluator {
         for sq in board.by_piece(Role::Queen.of(us)) {
             let a = queen_attacks(sq, occupied);
             self.add(&mut s, t, us, QUEEN_MOB, count(a & area) - 14);
-            let safe_checks = count(a & (bishop_checks | rook_checks));
-            checks += safe_checks;
-            self.add(&mut s, t, us, SAFE_CHECK, safe_checks);
+            checks += count(a & (bishop_checks | rook_checks));
             attacked |= a;
             king_attack(t, a, 3);
         }
@@ -988,6 +979,8 @@ impl Evaluator {
         if board.by_piece(Role::Bishop.of(us)).more_than_one() {
             self.add(&mut s, t, us, BISHOP_PAIR, 1);
         }
+        // Safe checks count twice: as a linear term and as attack units.
+        self.add(&mut s, t, us, SAFE_CHECK, checks);
         units += self.w[KING_ATTACK_WEIGHTS[KS_CHECK]] * checks;
         if let Some(trace) = t.trace() {
             trace.king_danger[ui].attackers = attackers;
