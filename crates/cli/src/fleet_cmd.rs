@@ -270,10 +270,8 @@ pub fn submit(args: &SubmitArgs) -> anyhow::Result<ExitCode> {
                 queued
             }
             (Fleet::Server(server), tuning) => {
-                let submission = fleet::Submission {
-                    tuning: tuning.clone(),
-                    ..fleet::submission(&config, &base, &options)?
-                };
+                let submission =
+                    fleet::submission(&config, &base, &options, tuning.as_ref()).await?;
                 if options.upload_engines {
                     let checked = config.check()?;
                     for (_, path) in fleet::engine_binaries(&checked, &base)? {

@@ -315,10 +315,6 @@ async fn run_async(
         lock: _lock,
     } = opened;
     let spec = Arc::new(spec);
-    // A resumed run's engines are benched as a new one's were before it was opened.
-    if args.resume.is_some() {
-        verify_benches(&config, &spec.players).await?;
-    }
     let before = store.totals(run).await?;
 
     let (cancel_tx, cancel_rx) = watch::channel(false);

@@ -10,8 +10,14 @@
 //! such line counts. In-process staunton is benched in process, with the run's parameters, as
 //! `staunton bench` does. A count once measured for the same program, arguments and parameters
 //! is not measured again in this process.
+//!
+//! In-process staunton is part of arbiter, so a new arbiter (or new defaults) changes it
+//! without the user touching the configuration: a run that names no bench for it is given the
+//! count this arbiter's staunton prints when it is created ([`pin_builtin`]), and a resume by
+//! another arbiter whose staunton plays otherwise is refused, as a worker's other build is.
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::process::Stdio;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -19,6 +25,7 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use tokio::io::AsyncReadExt;
 
+use crate::config::{ConfigError, Program, RunConfig};
 use crate::player::{PlayerKind, PlayerSpec};
 use crate::process::ProcessSpec;
 
@@ -172,6 +179,30 @@ async fn bench_process(process: &ProcessSpec) -> Result<u64, String> {
     })
 }
 
+/// `config` with each in-process staunton that names no bench given the count it prints here
+/// with its parameters (`base` is the configuration's folder, for a `params_file`): stored with
+/// a new run, it records which staunton the run is played by.
+pub fn pin_builtin<'a>(
+    config: &'a RunConfig,
+    base: &'a Path,
+) -> BoxFuture<'a, Result<RunConfig, ConfigError>> {
+    Box::pin(async move {
+        let mut pinned = config.clone();
+        let checked = config.check()?;
+        for (stated, engine) in pinned.engines.iter_mut().zip(checked.engines) {
+            if stated.bench.is_some() || !matches!(engine.program, Program::Staunton { .. }) {
+                continue;
+            }
+            let player = engine.resolve(base)?;
+            let nodes = measure(&player).await.map_err(|why| {
+                crate::config::invalid(format!("engine[{}].bench", stated.name), why)
+            })?;
+            stated.bench = Some(nodes);
+        }
+        Ok(pinned)
+    })
+}
+
 /// Checks each player that has an expected bench (`benches[i]` for `players[i]`): the reason
 /// the first that differs or cannot be benched is refused.
 pub fn verify<'a>(
@@ -186,13 +217,22 @@ pub fn verify<'a>(
             let measured = measure(player)
                 .await
                 .map_err(|why| format!("engine {}: {why}", player.name))?;
-            if measured != expected {
-                return Err(format!(
-                    "engine {}: its bench here is {measured} nodes, but the run expects \
-                     {expected} (another build of the engine)",
-                    player.name
-                ));
+            if measured == expected {
+                continue;
             }
+            let why = match player.kind {
+                PlayerKind::Builtin(_) => {
+                    "in-process staunton of another arbiter version, or with other defaults or \
+                     parameters: it plays other games than the run's, so finish the run with the \
+                     arbiter that started it, or start a new run with another `name`"
+                }
+                PlayerKind::Uci(_) => "another build of the engine",
+            };
+            return Err(format!(
+                "engine {}: its bench here is {measured} nodes, but the run expects \
+                 {expected} ({why})",
+                player.name
+            ));
         }
         Ok(())
     })

@@ -454,6 +454,24 @@ impl RunConfig {
         }
     }
 
+    /// `self` with the benches a run stored for its in-process stauntons
+    /// ([`crate::bench::pin_builtin`]) where `self` names none: the configuration as the run
+    /// was started, so that rerunning it is no edit, and the resumed run is benched as stored.
+    pub fn with_pinned_benches(&self, stored: &RunConfig) -> RunConfig {
+        let mut config = self.clone();
+        for engine in &mut config.engines {
+            if engine.builtin.is_none() || engine.bench.is_some() {
+                continue;
+            }
+            engine.bench = stored
+                .engines
+                .iter()
+                .find(|e| e.name == engine.name && e.builtin.is_some())
+                .and_then(|e| e.bench);
+        }
+        config
+    }
+
     /// What differs between the games `self` defines and those of `stored` (the configuration
     /// a run was started with), one `field: old -> new` line each; empty when a run started
     /// with `stored` may be continued with `self`.
@@ -1279,7 +1297,7 @@ impl CheckedConfig {
 }
 
 impl CheckedEngine {
-    fn resolve(self, base: &Path) -> Result<PlayerSpec, ConfigError> {
+    pub(crate) fn resolve(self, base: &Path) -> Result<PlayerSpec, ConfigError> {
         let field = |f: &str| format!("engine[{}].{f}", self.name);
         let kind = match self.program {
             Program::Uci(mut process) => {

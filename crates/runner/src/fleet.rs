@@ -38,7 +38,7 @@ use crate::play::{play_with, End, Event, Flow, MatchError, PairSink, PlayedPair,
 use crate::player::PlayerSpec;
 use crate::spec::{pairs_in, MatchSpec, PlaySpec, SprtJudge};
 use crate::tc::TimeControl;
-use crate::{bench, build};
+use crate::{bench, build, signature};
 
 /// What stops a submit or a worker.
 #[derive(Debug, thiserror::Error)]
@@ -141,6 +141,7 @@ async fn submit_body(
     options: &SubmitOptions,
     tuning: Option<&TuningSubmission>,
 ) -> Result<SubmittedRun, FleetError> {
+    let config = pinned(&config, base, tuning).await?;
     let checked = config.check()?;
     let files = stored_files(&checked, base)?;
     let signatures = signatures_here(&checked, base);
@@ -174,12 +175,16 @@ pub struct Submission {
     pub tuning: Option<TuningSubmission>,
 }
 
-/// [`Submission`] of `config`, read from the folder `base` on this machine.
-pub fn submission(
+/// [`Submission`] of `config` (with `tuning`, a tuning run's own part), read from the folder
+/// `base` on this machine; a match's in-process stauntons pinned by their bench here
+/// ([`bench::pin_builtin`]), so that workers whose arbiter plays another staunton are refused.
+pub async fn submission(
     config: &RunConfig,
     base: &Path,
     options: &SubmitOptions,
+    tuning: Option<&TuningSubmission>,
 ) -> Result<Submission, FleetError> {
+    let config = &pinned(config, base, tuning).await?;
     let checked = config.check()?;
     let files = stored_files(&checked, base)?;
     let signatures = signatures_here(&checked, base);
@@ -192,7 +197,20 @@ pub fn submission(
         files,
         signatures,
         options: options.clone(),
-        tuning: None,
+        tuning: tuning.cloned(),
+    })
+}
+
+/// `config` as a run stores it: a match records which staunton plays it; a tuning run's sides
+/// play other parameters at every step, so there is no one bench to record.
+async fn pinned(
+    config: &RunConfig,
+    base: &Path,
+    tuning: Option<&TuningSubmission>,
+) -> Result<RunConfig, FleetError> {
+    Ok(match tuning {
+        None => bench::pin_builtin(config, base).await?,
+        Some(_) => config.clone(),
     })
 }
 
@@ -480,7 +498,7 @@ pub fn engine_binaries(
     let mut binaries = Vec::new();
     for engine in &checked.engines {
         if let (Program::Uci(process), None) = (&engine.program, &engine.build) {
-            let path = program_path(base, &process.cmd)
+            let path = signature::program_path(base, &process.cmd)
                 .map_err(|why| FleetError::Refused(format!("engine {}: {why}", engine.name)))?;
             if !path.is_file() {
                 return Err(FleetError::Refused(format!(
@@ -500,51 +518,14 @@ pub fn engine_binaries(
     Ok(binaries)
 }
 
-/// Each engine's signature where this machine has its binary (a UCI engine's SHA-256, or
-/// staunton's build), else none: the first worker's is adopted. An engine built from source
-/// is signed by its recipe everywhere.
+/// Each engine's signature where this machine has its binary, else none: the first worker's
+/// is adopted.
 fn signatures_here(checked: &CheckedConfig, base: &Path) -> Vec<Option<String>> {
     checked
         .engines
         .iter()
-        .map(|engine| match (&engine.program, &engine.build) {
-            (_, Some(recipe)) => Some(recipe.signature()),
-            (Program::Uci(process), None) => program_path(base, &process.cmd)
-                .ok()
-                .and_then(|p| binary_signature(&p).ok()),
-            (Program::Staunton { .. }, None) => Some(staunton_signature()),
-        })
+        .map(|engine| signature::of(engine, base).ok())
         .collect()
-}
-
-/// The binary an engine's `cmd` runs: a bare name as the shell would find it on `PATH`, a path
-/// from `base`.
-fn program_path(base: &Path, cmd: &Path) -> Result<PathBuf, String> {
-    match cmd.components().count() {
-        1 => which(cmd).ok_or_else(|| format!("{} is not on this machine's PATH", cmd.display())),
-        _ => Ok(absolute(base, cmd)),
-    }
-}
-
-/// A program named without a folder, as the shell would find it on `PATH`.
-fn which(program: &Path) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|dir| dir.join(program))
-            .find(|candidate| candidate.is_file())
-    })
-}
-
-/// An engine binary's signature: `sha256:` and its hash. Two workers whose binaries differ in
-/// one byte play different engines, and the run refuses the second.
-fn binary_signature(path: &Path) -> std::io::Result<String> {
-    let bytes = std::fs::read(path)?;
-    Ok(format!("sha256:{}", sha256_hex(&bytes)))
-}
-
-/// In-process staunton is this arbiter's: the same version plays the same games.
-fn staunton_signature() -> String {
-    format!("staunton@{}", env!("CARGO_PKG_VERSION"))
 }
 
 /// The tuner's part of a worker. A tuning run's batch plays the tuned engine at a
@@ -1299,11 +1280,11 @@ async fn fetch_artifacts(
         let Some(sha) = signature.as_deref().and_then(|s| s.strip_prefix("sha256:")) else {
             continue;
         };
-        if program_path(Path::new("."), cmd).is_ok_and(|path| path.is_file()) {
+        if signature::program_path(Path::new("."), cmd).is_ok_and(|path| path.is_file()) {
             continue;
         }
         let cached = cache.join(sha);
-        let fresh = binary_signature(&cached).ok().as_deref() == signature.as_deref();
+        let fresh = signature::of_binary(&cached).ok().as_deref() == signature.as_deref();
         if !fresh {
             let Some(bytes) = store.artifact(sha).await? else {
                 continue;
@@ -1388,21 +1369,7 @@ fn prepare_here(
     let mine: Vec<String> = checked
         .engines
         .iter()
-        .map(|engine| match (&engine.program, &engine.build) {
-            (_, Some(recipe)) => Ok(recipe.signature()),
-            (Program::Uci(process), None) => {
-                let path = program_path(Path::new("."), &process.cmd)
-                    .map_err(|why| format!("engine {}: {why}", engine.name))?;
-                binary_signature(&path).map_err(|e| {
-                    format!(
-                        "engine {}: cannot read {}: {e}",
-                        engine.name,
-                        path.display()
-                    )
-                })
-            }
-            (Program::Staunton { .. }, None) => Ok(staunton_signature()),
-        })
+        .map(|engine| signature::of(engine, Path::new(".")))
         .collect::<Result<_, String>>()?;
     Ok(Resolved { checked, mine })
 }

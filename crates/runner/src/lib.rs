@@ -11,13 +11,14 @@
 //! (the CPU pool, `block_on`, the game-thread flag); [`tc`] and [`adjudication`] are the clocks
 //! and the score-based rules; [`openings`] loads books and picks unit `k`'s opening from the
 //! seed; [`process`] owns an engine process and its timing; [`builtin`] is staunton in process;
-//! [`player`] puts both behind one interface; [`bench`] checks an engine's bench signature
-//! (the node count its `bench` prints); [`game`] plays one game. [`spec`] is the run's
+//! [`player`] puts both behind one interface; [`game`] plays one game. [`spec`] is the run's
 //! spec ([`spec::PlaySpec`] and [`spec::MatchSpec`]: who plays whom, and the pure arithmetic
 //! of its schedule); [`lines`] formats every line printed about a run (the typed records it
 //! prints from, a tournament's standings among them, are `arbiter_records`'); [`config`]
 //! reads a run (TOML, or cutechess/fastchess flags in [`config::cutechess`]), checks it from
 //! its text alone, and resolves it on the machine that plays it into a [`spec::MatchSpec`];
+//! [`bench`] checks an engine's bench signature (the node count its `bench` prints) and pins
+//! in-process staunton's; [`signature`] is what a run records of each engine's binary;
 //! [`build`] builds an engine from source where a configuration gives a recipe;
 //! [`lifecycle`] opens, resumes or creates the stored run a configuration names, the same way
 //! for every command, and upgrades a run an older arbiter stored; [`render`] writes a game's
@@ -57,6 +58,7 @@ pub mod play;
 pub mod player;
 pub mod process;
 pub mod render;
+pub mod signature;
 pub mod sinks;
 pub mod spec;
 pub mod tc;
@@ -220,11 +222,12 @@ mod module_graph {
         "process",
         "builtin",
         "player",
-        "bench",
         "game",
         "spec",
         "lines",
         "config",
+        "bench",
+        "signature",
         "build",
         "render",
         "play",

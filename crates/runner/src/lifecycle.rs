@@ -48,6 +48,22 @@ pub enum LifecycleError {
         location: String,
         differences: Vec<String>,
     },
+    /// An engine here is not the one the run names by its bench (see `crate::bench`).
+    #[error("{0}")]
+    Bench(String),
+    /// An engine here is not the binary (or staunton) the run was started with (see
+    /// `crate::signature`).
+    #[error(
+        "engine {engine}: run {run} was started with {stored}, but it is {here} on this \
+         machine: continuing would mix two engines in one result. Restore that build to \
+         finish the run, or start a new run (another `name`)"
+    )]
+    OtherEngine {
+        engine: String,
+        run: i64,
+        stored: String,
+        here: String,
+    },
     #[error("write {}: {source}", path.display())]
     Export {
         path: PathBuf,
@@ -226,6 +242,7 @@ async fn open_match_body(
         }
         fill_older_facts(store, found).await?;
         let (id, seed) = (found.id, found.spec.seed);
+        let config = config.with_pinned_benches(&stored_config(found, location)?);
         return locked(store, id, seed, config, base.to_owned(), "resumed".into()).await;
     }
     let how = match &runs.latest {
@@ -237,6 +254,10 @@ async fn open_match_body(
     };
     let seed = config.seed.unwrap_or_else(fresh_seed);
     let spec = checked.resolve(base, seed)?;
+    // The run records which staunton plays it, and any stated bench is checked before it is
+    // created.
+    let config = crate::bench::pin_builtin(&config, base).await?;
+    verify_benches(&config, &spec).await?;
     // The start folder goes with the stored configuration (see `resume_match`); `run.toml`'s
     // folder is the empty path: the current one.
     let start = match base.as_os_str().is_empty() {
@@ -268,6 +289,7 @@ async fn open_match_body(
         })
         .await?;
     let lock = store.lock_run(run).await?;
+    same_engines(store, run, &stored, base).await?;
     Ok(OpenedMatch {
         run,
         seed,
@@ -279,7 +301,8 @@ async fn open_match_body(
     })
 }
 
-/// Locks an existing run, then resolves its configuration on this machine.
+/// Locks an existing run, then resolves its configuration on this machine and checks that its
+/// engines print the benches it names: a resume by another build of an engine is refused.
 async fn locked(
     store: &Store,
     run: RunId,
@@ -289,7 +312,9 @@ async fn locked(
     how: String,
 ) -> Result<OpenedMatch, LifecycleError> {
     let lock = store.lock_run(run).await?;
+    same_engines(store, run, &config, &base).await?;
     let spec = config.resolve(&base, seed)?;
+    verify_benches(&config, &spec).await?;
     Ok(OpenedMatch {
         run,
         seed,
@@ -301,14 +326,61 @@ async fn locked(
     })
 }
 
-/// The configuration `run` was stored with.
+/// Whether the engines of `config` (read from `base`) are those `run` was started with, by
+/// their signatures (`crate::signature`): the signatures are recorded the first time all are
+/// known here, as a fleet's first worker records them, and each one known here must be the
+/// recorded one. An engine whose program is missing here is not judged: it cannot play.
+async fn same_engines(
+    store: &Store,
+    run: RunId,
+    config: &RunConfig,
+    base: &Path,
+) -> Result<(), LifecycleError> {
+    let checked = config.check()?;
+    let here: Vec<Option<String>> = checked
+        .engines
+        .iter()
+        .map(|engine| crate::signature::of(engine, base).ok())
+        .collect();
+    let mut stored = store.engine_signatures(run).await?;
+    if let Some(all) = here.iter().cloned().collect::<Option<Vec<String>>>() {
+        stored = store.adopt_signatures(run, &all).await?;
+    }
+    let engines = checked.engines.iter().zip(here).zip(stored);
+    for ((engine, here), stored) in engines {
+        if let (Some(here), Some(stored)) = (here, stored) {
+            if here != stored {
+                return Err(LifecycleError::OtherEngine {
+                    engine: engine.name.clone(),
+                    run: run.get(),
+                    stored,
+                    here,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether each engine of `config` that names a bench prints it here (`spec` resolved from it).
+async fn verify_benches(config: &RunConfig, spec: &MatchSpec) -> Result<(), LifecycleError> {
+    let benches: Vec<Option<u64>> = config.engines.iter().map(|e| e.bench).collect();
+    crate::bench::verify(&spec.players, &benches)
+        .await
+        .map_err(LifecycleError::Bench)
+}
+
 /// What `config` changes of the configuration `run` was stored with, one `stored -> now` line
 /// per setting: a run is continued only by the configuration it was started with, whether one
 /// process plays it or a fleet.
 pub fn edits(run: &Run, config: &RunConfig, location: &str) -> Result<Vec<String>, ConfigError> {
-    Ok(config.differences_from(&stored_config(run, location)?))
+    let stored = stored_config(run, location)?;
+    Ok(config
+        .with_pinned_benches(&stored)
+        .differences_from(&stored))
 }
 
+/// The configuration `run` was stored with.
 fn stored_config(run: &Run, location: &str) -> Result<RunConfig, ConfigError> {
     RunConfig::parse(&run.spec.config, &format!("run {} in {location}", run.id))
 }
@@ -579,6 +651,166 @@ mod tests {
             resume_match(&store, "nothing", &location).await,
             Err(LifecycleError::NoSuchRun { .. })
         ));
+    }
+
+    /// A new run records each in-process staunton by the bench it prints with the run's
+    /// parameters (a parameter file's values included), so that rerunning the configuration,
+    /// which names no bench, resumes it as no edit; a run stored by an arbiter whose staunton
+    /// printed another count is refused on resume, by `--resume` and by its configuration,
+    /// naming the engine and both counts; a stated bench that is wrong creates no run.
+    #[tokio::test]
+    async fn a_run_pins_its_builtin_engines_by_bench_and_refuses_another_staunton() {
+        let dir = tempfile::tempdir().unwrap();
+        let location = dir.path().join("runs.db").display().to_string();
+        let store = Store::open(&Location::parse(&location)).await.unwrap();
+        std::fs::write(dir.path().join("dev.toml"), "nmp_base = 2\n").unwrap();
+        let text = "name = \"pinned\"\nrounds = 1\n[[engine]]\nname = \"dev\"\n\
+                    builtin = \"staunton\"\nparams_file = \"dev.toml\"\nparams = { rfp_margin = 90 }\n\
+                    [[engine]]\nname = \"base\"\nbuiltin = \"staunton\"\n\
+                    [each]\nnodes = 50\nhash = 0\n";
+        let config = RunConfig::parse(text, "run.toml").unwrap();
+        let bench = |params: &staunton::Params| {
+            staunton::bench::run(params, staunton::bench::DEFAULT_BENCH_DEPTH, |_, _, _| {}).nodes
+        };
+        let mut dev = staunton::Params::default();
+        dev.set("nmp_base", 2).unwrap();
+        dev.set("rfp_margin", 90).unwrap();
+        let expected = [bench(&dev), bench(&staunton::Params::default())];
+        assert_ne!(
+            expected[0], expected[1],
+            "the two sides must play differently"
+        );
+
+        let first = open_match(&store, config.clone(), dir.path(), &location, None)
+            .await
+            .unwrap();
+        let run = first.run;
+        drop(first);
+        let stored =
+            RunConfig::parse(&store.run(run).await.unwrap().spec.config, "stored").unwrap();
+        let pinned: Vec<Option<u64>> = stored.engines.iter().map(|e| e.bench).collect();
+        assert_eq!(pinned, expected.map(Some));
+        let again = open_match(&store, config.clone(), dir.path(), &location, None)
+            .await
+            .unwrap();
+        assert_eq!((again.run, again.how.as_str()), (run, "resumed"));
+        drop(again);
+        // The parameter file edited since: the same text, another engine.
+        std::fs::write(dir.path().join("dev.toml"), "nmp_base = 4\n").unwrap();
+        assert!(matches!(
+            open_match(&store, config.clone(), dir.path(), &location, None).await,
+            Err(LifecycleError::Bench(why)) if why.starts_with("engine dev:")
+        ));
+        std::fs::write(dir.path().join("dev.toml"), "nmp_base = 2\n").unwrap();
+
+        // The same run as an arbiter whose default staunton printed another count stored it.
+        let mut other = stored.clone();
+        other.engines[1].bench = Some(expected[1] + 1);
+        other.name = Some("other-build".into());
+        let spec = RunSpec::head_to_head(
+            "other-build".into(),
+            5,
+            other.canonical(),
+            "dev".into(),
+            "base".into(),
+            1,
+        );
+        store.create_run(&spec).await.unwrap();
+        let refusals = [
+            resume_match(&store, "other-build", &location).await.err(),
+            open_match(
+                &store,
+                RunConfig {
+                    name: Some("other-build".into()),
+                    ..config.clone()
+                },
+                dir.path(),
+                &location,
+                None,
+            )
+            .await
+            .err(),
+        ];
+        for refusal in refusals {
+            match refusal {
+                Some(LifecycleError::Bench(why)) => {
+                    let counts = format!(
+                        "engine base: its bench here is {} nodes, but the run expects {} \
+                         (in-process staunton of another arbiter version",
+                        expected[1],
+                        expected[1] + 1
+                    );
+                    assert!(why.starts_with(&counts), "{why}");
+                }
+                other => panic!("expected a bench refusal, got {other:?}"),
+            }
+        }
+
+        let mut wrong = config.clone();
+        wrong.name = Some("stated".into());
+        wrong.engines[0].bench = Some(expected[0] + 1);
+        assert!(matches!(
+            open_match(&store, wrong, dir.path(), &location, None).await,
+            Err(LifecycleError::Bench(_))
+        ));
+        assert!(store.find_run_by_name("stated").await.unwrap().is_none());
+    }
+
+    /// A run records its UCI engines' binaries by their SHA-256 when it is created (an older
+    /// run, when it is first resumed); rerunning it with another binary at the same path is
+    /// refused, naming the engine and both signatures, and is accepted again once the binary is
+    /// restored.
+    #[tokio::test]
+    async fn a_run_is_resumed_only_by_the_binaries_it_was_started_with() {
+        let dir = tempfile::tempdir().unwrap();
+        let location = dir.path().join("runs.db").display().to_string();
+        let store = Store::open(&Location::parse(&location)).await.unwrap();
+        let engine = dir.path().join("engine.sh");
+        let first_build = b"#!/bin/sh\nexec stockfish\n";
+        std::fs::write(&engine, first_build).unwrap();
+        let text = "name = \"binaries\"\nrounds = 1\n[[engine]]\nname = \"dev\"\n\
+                    cmd = \"./engine.sh\"\n[[engine]]\nname = \"base\"\n\
+                    builtin = \"staunton\"\n[each]\nnodes = 50\nhash = 0\n";
+        let config = RunConfig::parse(text, "run.toml").unwrap();
+        let sha = |bytes: &[u8]| format!("sha256:{}", arbiter_store::sha256_hex(bytes));
+
+        let first = open_match(&store, config.clone(), dir.path(), &location, None)
+            .await
+            .unwrap();
+        let run = first.run;
+        drop(first);
+        let recorded = store.engine_signatures(run).await.unwrap();
+        assert_eq!(recorded[0], Some(sha(first_build)));
+
+        let rebuilt = b"#!/bin/sh\nexec stockfish # rebuilt\n";
+        std::fs::write(&engine, rebuilt).unwrap();
+        match open_match(&store, config.clone(), dir.path(), &location, None).await {
+            Err(LifecycleError::OtherEngine {
+                engine,
+                stored,
+                here,
+                ..
+            }) => {
+                assert_eq!(engine, "dev");
+                assert_eq!((stored, here), (sha(first_build), sha(rebuilt)));
+            }
+            other => panic!("expected OtherEngine, got {:?}", other.map(|o| o.run)),
+        }
+        assert!(matches!(
+            resume_match(&store, "binaries", &location).await,
+            Err(LifecycleError::OtherEngine { .. })
+        ));
+        std::fs::write(&engine, first_build).unwrap();
+        let resumed = resume_match(&store, "binaries", &location).await.unwrap();
+        assert_eq!(resumed.run, run);
+        drop(resumed);
+
+        // A run stored before arbiter recorded a local run's engines adopts them on resume.
+        let older = older_run(&store, &config, dir.path(), "older").await;
+        assert_eq!(store.engine_signatures(older).await.unwrap(), [None, None]);
+        drop(resume_match(&store, "older", &location).await.unwrap());
+        let adopted = store.engine_signatures(older).await.unwrap();
+        assert_eq!(adopted[0], Some(sha(first_build)));
     }
 
     /// The run `config` opens, stored as an arbiter before schema 6 stored it: without facts.
