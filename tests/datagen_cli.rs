@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::common::{arbiter, text, BOOK};
 use arbiter_rules::pgn::PgnReader;
-use arbiter_store::{Location, RunKind, Store};
+use arbiter_store::{Location, RunKind, RunSpec, Store};
 use arbiter_tune::positions::{positions_of, read_positions, Filter};
 
 /// A short run: fast games, two at a time, from the shipped book.
@@ -241,4 +241,55 @@ fn an_odd_game_count_is_played_exactly() {
         (facts.kind, facts.games_planned, facts.clocks),
         (RunKind::Datagen, 3, vec![None, None])
     );
+}
+
+/// A datagen run records the staunton that plays it by the bench it prints, and a run stored
+/// by an arbiter whose staunton printed another count is not continued: its positions would
+/// mix two engines' play in one data set.
+#[test]
+fn a_datagen_run_is_continued_only_by_the_staunton_that_started_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = arbiter(&datagen_args("2", "7"), dir.path());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let bench = staunton::bench::run(
+        &staunton::Params::default(),
+        staunton::bench::DEFAULT_BENCH_DEPTH,
+        |_, _, _| {},
+    )
+    .nodes;
+    let pinned = format!("bench = {bench}");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let store = Store::open_existing(&Location::Sqlite(dir.path().join("dg.db")))
+            .await
+            .unwrap();
+        let run = store.find_run_by_name("datagen").await.unwrap().unwrap();
+        let config = &run.spec.config;
+        assert_eq!(config.matches(&pinned).count(), 2, "{config}");
+        // The same run, unfinished, as an arbiter whose staunton printed another count stored it.
+        let other = config
+            .replace(&pinned, &format!("bench = {}", bench + 1))
+            .replace("name = \"datagen\"", "name = \"other\"");
+        let spec = RunSpec::head_to_head(
+            "other".into(),
+            run.spec.seed,
+            other,
+            "staunton-a".into(),
+            "staunton-b".into(),
+            1,
+        );
+        store.create_run(&spec).await.unwrap();
+        store.close().await;
+    });
+    let mut args = datagen_args("2", "7");
+    args.extend(["--name", "other"]);
+    let refused = arbiter(&args, dir.path());
+    let stderr = text(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    let counts = format!(
+        "its bench here is {bench} nodes, but the run expects {}",
+        bench + 1
+    );
+    assert!(stderr.contains(&counts), "{stderr}");
+    assert!(!dir.path().join("out/positions.txt.old").exists());
 }

@@ -152,10 +152,22 @@ async fn run_async(args: &DatagenArgs) -> anyhow::Result<ExitCode> {
     }
     let mut run_config: RunConfig = config.run_config(seed);
     run_config.name = Some(name.clone());
+    let stored = match &resumed {
+        Some(run) => Some(RunConfig::parse(
+            &run.spec.config,
+            &format!("run {} in {location}", run.id),
+        )?),
+        None => None,
+    };
+    // The run records which staunton plays it, as a match does: a resume by another staunton
+    // would mix two engines' positions in one data set.
+    let run_config = match &stored {
+        Some(stored) => run_config.with_pinned_benches(stored),
+        None => arbiter_runner::bench::pin_builtin(&run_config, Path::new(".")).await?,
+    };
     let stored_text = format!("{}\n{}", config.defining_line(), run_config.canonical());
-    if let Some(run) = &resumed {
-        let stored = RunConfig::parse(&run.spec.config, &format!("run {} in {location}", run.id))?;
-        let mut differences = run_config.differences_from(&stored);
+    if let (Some(run), Some(stored)) = (&resumed, &stored) {
+        let mut differences = run_config.differences_from(stored);
         let stored_line = run.spec.config.lines().next().unwrap_or_default();
         if stored_line != config.defining_line() {
             differences.push(format!("{stored_line}\n  -> {}", config.defining_line()));
@@ -191,6 +203,10 @@ async fn run_async(args: &DatagenArgs) -> anyhow::Result<ExitCode> {
         ..checked.facts()
     };
     let spec = Arc::new(checked.resolve(Path::new("."), seed)?);
+    let benches: Vec<Option<u64>> = run_config.engines.iter().map(|e| e.bench).collect();
+    arbiter_runner::bench::verify(&spec.players, &benches)
+        .await
+        .map_err(|why| anyhow::anyhow!("datagen run {name:?} in {location}: {why}"))?;
     let run = match &resumed {
         Some(run) => run.id,
         None => {
