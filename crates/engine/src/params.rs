@@ -570,12 +570,6 @@ declare_params! {
     lmr_history_div = 8192, 2048, 32768, 512.0, 0.002;
     /// Late-move reductions: shallowest depth at which late quiet moves are reduced.
     lmr_depth = 3, 2, 6, 0.5, 0.002;
-    /// Late-move reductions of a capture that loses material by exchange: the quiet moves'
-    /// reduction at its depth and move number, in percent (0: captures are not reduced).
-    lmr_bad_capture = 0, 0, 200, 10.0, 0.002;
-    /// Late-move reductions: plies more for a quiet move where the hash move is a capture
-    /// (the position's business is probably tactical).
-    lmr_tt_capture = 0, 0, 3, 0.5, 0.002;
     /// SEE pruning: deepest depth at which a move losing material by exchange is skipped.
     see_depth = 8, 1, 12, 0.5, 0.002;
     /// SEE pruning of quiet moves: allowed loss per ply of depth (centipawns).

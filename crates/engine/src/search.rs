@@ -697,8 +697,6 @@ impl<'a> Searcher<'a> {
         let mut best_move: Option<Move> = None;
         let mut move_count = 0;
         let mut skip_quiets = false;
-        // Whether the hash move, searched first, is a capture.
-        let mut tt_capture = false;
         let mut quiets_tried: ArrayVec<Move, 64> = ArrayVec::new();
         let lmp_limit = (self.params.lmp_base + depth * depth) / if improving { 1 } else { 2 };
         // Extensions stop at twice the iteration's depth (cross-checks could otherwise
@@ -781,9 +779,6 @@ impl<'a> Searcher<'a> {
                 }
             }
             move_count += 1;
-            if move_count == 1 && PackedMove::new(mv) == tt_move {
-                tt_capture = mv.capture.is_some();
-            }
 
             // 14. Check extension: forcing lines are searched a ply deeper.
             //     Measured: WAC 214 extending every check, 209 only SEE-safe ones, 204 none.
@@ -826,21 +821,9 @@ impl<'a> Searcher<'a> {
                 if depth >= self.params.lmr_depth && move_count > 1 + i32::from(pv_node) && quiet {
                     r = self.lmr[(depth as usize).min(63)][(move_count as usize).min(63)];
                     r += i32::from(!pv_node) + i32::from(!improving);
-                    r += i32::from(tt_capture) * self.params.lmr_tt_capture;
                     r -= i32::from(gives_check || in_check);
                     r -= i32::from(hints.killers.contains(&Some(mv)) || hints.counter == Some(mv));
                     r -= self.heur.quiet_score(us, prior, mv) / self.params.lmr_history_div;
-                    r = r.clamp(0, new_depth - 1);
-                } else if depth >= self.params.lmr_depth
-                    && move_count > 1 + i32::from(pv_node)
-                    && self.params.lmr_bad_capture > 0
-                    && !gives_check
-                    && !see_ge(pos, mv, 0, &self.values)
-                {
-                    r = self.lmr[(depth as usize).min(63)][(move_count as usize).min(63)]
-                        * self.params.lmr_bad_capture
-                        / 100;
-                    r += i32::from(!pv_node) + i32::from(!improving);
                     r = r.clamp(0, new_depth - 1);
                 }
                 let mut s = -self.negamax(&child, new_depth - r, -alpha - 1, -alpha, ply + 1);
