@@ -203,8 +203,7 @@ async fn run_async(args: &DatagenArgs) -> anyhow::Result<ExitCode> {
         ..checked.facts()
     };
     let spec = Arc::new(checked.resolve(Path::new("."), seed)?);
-    let benches: Vec<Option<u64>> = run_config.engines.iter().map(|e| e.bench).collect();
-    arbiter_runner::bench::verify(&spec.players, &benches)
+    arbiter_runner::bench::verify_stated(&run_config, &spec.players)
         .await
         .map_err(|why| anyhow::anyhow!("datagen run {name:?} in {location}: {why}"))?;
     let run = match &resumed {

@@ -27,7 +27,7 @@ use arbiter_runner::lifecycle;
 use arbiter_runner::lines;
 use arbiter_runner::outputs::{self, Export};
 use arbiter_runner::play::Event;
-use arbiter_runner::player::{PlayerKind, PlayerSpec};
+use arbiter_runner::player::PlayerKind;
 use arbiter_runner::sinks::{run_match, Summary, Verdict};
 use arbiter_runner::spec::MatchSpec;
 use arbiter_stats::SprtStatus;
@@ -264,7 +264,9 @@ async fn run_async(
         // another build than the run names (benched once; the check after opening is free).
         if args.db.is_none() && config.engines.iter().any(|e| e.bench.is_some()) {
             let resolved = config.resolve(&base, 0)?;
-            verify_benches(config, &resolved.players).await?;
+            arbiter_runner::bench::verify_stated(config, &resolved.players)
+                .await
+                .map_err(|why| anyhow::anyhow!("{why}"))?;
         }
     }
     if let (Some(db), Some(config)) = (&args.db, &file_config) {
@@ -988,15 +990,6 @@ impl LiveReport {
         .await
         .context("the report's thread")?
     }
-}
-
-/// Whether each engine of `config` that states a bench prints it here (`players` are its
-/// engines resolved on this machine, in its order).
-async fn verify_benches(config: &RunConfig, players: &[PlayerSpec]) -> anyhow::Result<()> {
-    let benches: Vec<Option<u64>> = config.engines.iter().map(|e| e.bench).collect();
-    arbiter_runner::bench::verify(players, &benches)
-        .await
-        .map_err(|why| anyhow::anyhow!("{why}"))
 }
 
 #[cfg(test)]

@@ -203,6 +203,18 @@ pub fn pin_builtin<'a>(
     })
 }
 
+/// Checks each engine of `config` that states a bench (`players` are its engines resolved on
+/// this machine, in its order), as [`verify`] does.
+pub fn verify_stated<'a>(
+    config: &'a RunConfig,
+    players: &'a [PlayerSpec],
+) -> BoxFuture<'a, Result<(), String>> {
+    Box::pin(async move {
+        let benches: Vec<Option<u64>> = config.engines.iter().map(|e| e.bench).collect();
+        verify(players, &benches).await
+    })
+}
+
 /// Checks each player that has an expected bench (`benches[i]` for `players[i]`): the reason
 /// the first that differs or cannot be benched is refused.
 pub fn verify<'a>(

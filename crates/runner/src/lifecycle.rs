@@ -364,8 +364,7 @@ async fn same_engines(
 
 /// Whether each engine of `config` that names a bench prints it here (`spec` resolved from it).
 async fn verify_benches(config: &RunConfig, spec: &MatchSpec) -> Result<(), LifecycleError> {
-    let benches: Vec<Option<u64>> = config.engines.iter().map(|e| e.bench).collect();
-    crate::bench::verify(&spec.players, &benches)
+    crate::bench::verify_stated(config, &spec.players)
         .await
         .map_err(LifecycleError::Bench)
 }
