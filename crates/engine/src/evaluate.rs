@@ -105,6 +105,32 @@ const ADJACENT_FILES: [u64; 8] = {
     t
 };
 
+/// The four centre squares.
+const CENTRE: Bitboard = Bitboard(0x0000_0018_1800_0000);
+
+/// By the king's file, its flank: the files a pawnless endgame or attack is judged on
+/// (a-c, a-d, a-d, c-f, c-f, e-h, e-h, f-h).
+const KING_FLANK: [u64; 8] = {
+    let (queen_side, centre, king_side) = (FILE_A * 0x0f, FILE_A * 0x3c, FILE_A * 0xf0);
+    [
+        queen_side & !(FILE_A << 3),
+        queen_side,
+        queen_side,
+        centre,
+        centre,
+        king_side,
+        king_side,
+        king_side & !(FILE_A << 4),
+    ]
+};
+
+/// By colour index, the squares whose control is space: the c- to f-files of a side's own
+/// second to fourth ranks.
+const SPACE_MASK: [Bitboard; 2] = [
+    Bitboard(0x0000_0000_3c3c_3c00),
+    Bitboard(0x003c_3c3c_0000_0000),
+];
+
 /// Squares strictly in front of a square on its own file, from each colour's side.
 const FORWARD_FILE: [[u64; 64]; 2] = {
     let mut t = [[0u64; 64]; 2];
@@ -268,6 +294,7 @@ const fn eg_only(eg: &str) -> Weight {
 const DOUBLED: Weight = pair("doubled_mg", "doubled_eg");
 const ISOLATED: Weight = pair("isolated_mg", "isolated_eg");
 const CONNECTED: Weight = pair("connected_mg", "connected_eg");
+const CONNECTED_RANK: Weight = pair("connected_rank_mg", "connected_rank_eg");
 const PASSED: [Weight; 8] = [
     Weight { mg: None, eg: None },
     pair("passed_r2_mg", "passed_r2_eg"),
@@ -292,6 +319,17 @@ const HANGING: Weight = pair("hanging_mg", "hanging_eg");
 const THREAT_PUSH: Weight = pair("threat_push_mg", "threat_push_eg");
 const ROOK_SEVENTH_TARGET: Weight = pair("rook_seventh_target_mg", "rook_seventh_target_eg");
 const MINOR_BEHIND_PAWN: Weight = mg_only("minor_behind_pawn_mg");
+const BISHOP_PAWNS: Weight = pair("bishop_pawns_mg", "bishop_pawns_eg");
+const BISHOP_RAMMED: Weight = pair("bishop_rammed_mg", "bishop_rammed_eg");
+const LONG_DIAGONAL: Weight = mg_only("long_diagonal_mg");
+const KING_PROTECTOR: Weight = pair("king_protector_mg", "king_protector_eg");
+const KNIGHT_PAWNS: Weight = pair("knight_pawns_mg", "knight_pawns_eg");
+const ROOK_PAWNS: Weight = pair("rook_pawns_mg", "rook_pawns_eg");
+const ROOK_QUEEN_FILE: Weight = mg_only("rook_queen_file_mg");
+const PAWN_HANGING: Weight = pair("pawn_hanging_mg", "pawn_hanging_eg");
+const THREAT_KING: Weight = pair("threat_king_mg", "threat_king_eg");
+const SPACE: Weight = mg_only("space_mg");
+const KING_FLANK_PAWNLESS: Weight = pair("king_flank_pawnless_mg", "king_flank_pawnless_eg");
 const KNIGHT_MOB: Weight = pair("knight_mob_mg", "knight_mob_eg");
 const BISHOP_MOB: Weight = pair("bishop_mob_mg", "bishop_mob_eg");
 const ROOK_MOB: Weight = pair("rook_mob_mg", "rook_mob_eg");
@@ -716,11 +754,17 @@ impl Evaluator {
         let all_attacks = [with_king(Color::White), with_king(Color::Black)];
         for us in [Color::White, Color::Black] {
             let (ui, ti) = (us.index(), (!us).index());
-            let hanging = (pieces(!us) & all_attacks[ui] & !all_attacks[ti]).count() as i32;
+            let undefended = !all_attacks[ti];
+            let hanging = (pieces(!us) & all_attacks[ui] & undefended).count() as i32;
+            let pawns_hanging = (pawns[ti] & all_attacks[ui] & undefended).count() as i32;
+            let king_threats =
+                (king_attacks(kings[ui]) & board.by_color(!us) & undefended).count() as i32;
             // A king defends its zone, but a square only it defends is weak.
             let weak = (ctx.king_zones[ti] & sides[ui].attacks & !sides[ti].attacks).count();
             let side = &mut sides[ui];
             self.add(&mut side.score, t, us, HANGING, hanging);
+            self.add(&mut side.score, t, us, PAWN_HANGING, pawns_hanging);
+            self.add(&mut side.score, t, us, THREAT_KING, king_threats);
             let units = side.units + self.w[KING_ATTACK_WEIGHTS[KS_WEAK]] * weak as i32;
             side.score.mg += king_danger(side.attackers, units, self.p.ks_scale);
             if let Some(trace) = t.trace() {
@@ -827,6 +871,8 @@ impl Evaluator {
                 let beside = neighbours & Bitboard::rank(sq.rank());
                 if (pawn_attacks(them, sq) & our_pawns).any() || beside.any() {
                     self.add(&mut s, t, us, CONNECTED, 1);
+                    let advanced = sq.rank().relative_to(us).index() as i32 - 1;
+                    self.add(&mut s, t, us, CONNECTED_RANK, advanced);
                 }
                 // Backward: every neighbour is ahead of it, so no pawn can come to defend it,
                 // and an enemy pawn stops it from catching up.
@@ -880,6 +926,10 @@ impl Evaluator {
         let seventh = Bitboard::relative_rank(us, Rank::SEVENTH);
         let rook_on_seventh_bites = Bitboard::relative_rank(us, Rank::EIGHTH).contains(their_king)
             || (seventh & their_pawns).any();
+        let our_king = ctx.kings[ui];
+        let own_pawn_count = count(our_pawns);
+        // Own pawns an enemy pawn blocks: fixed on their squares, bad for a bishop of that colour.
+        let rammed = our_pawns & their_pawns.shift_forward(them);
         let mut attacked = ctx.pawn_attacks[ui];
         let (mut attackers, mut units, mut checks) = (0, 0, 0);
         let mut king_attack = |t: &mut T, attacks: Bitboard, kind: usize| {
@@ -904,6 +954,8 @@ impl Evaluator {
                 i32::from(outposts.contains(sq)),
             );
             checks += count(a & knight_checks);
+            self.add(&mut s, t, us, KING_PROTECTOR, -distance(sq, our_king));
+            self.add(&mut s, t, us, KNIGHT_PAWNS, own_pawn_count - 5);
             attacked |= a;
             king_attack(t, a, 0);
         }
@@ -919,6 +971,22 @@ impl Evaluator {
                 i32::from(outposts.contains(sq)),
             );
             checks += count(a & bishop_checks);
+            self.add(&mut s, t, us, KING_PROTECTOR, -distance(sq, our_king));
+            let colour = if Bitboard::LIGHT_SQUARES.contains(sq) {
+                Bitboard::LIGHT_SQUARES
+            } else {
+                Bitboard::DARK_SQUARES
+            };
+            self.add(&mut s, t, us, BISHOP_PAWNS, -count(our_pawns & colour));
+            self.add(&mut s, t, us, BISHOP_RAMMED, -count(rammed & colour));
+            let through_pieces = bishop_attacks(sq, our_pawns | their_pawns);
+            self.add(
+                &mut s,
+                t,
+                us,
+                LONG_DIAGONAL,
+                i32::from((through_pieces & CENTRE).more_than_one()),
+            );
             attacked |= a;
             king_attack(t, a, 1);
         }
@@ -936,6 +1004,8 @@ impl Evaluator {
             if rook_on_seventh_bites && seventh.contains(sq) {
                 self.add(&mut s, t, us, ROOK_SEVENTH_TARGET, 1);
             }
+            self.add(&mut s, t, us, ROOK_PAWNS, own_pawn_count - 5);
+            self.add(&mut s, t, us, ROOK_QUEEN_FILE, count(file & their_queens));
             attacked |= a;
             king_attack(t, a, 2);
         }
@@ -1012,6 +1082,16 @@ impl Evaluator {
             PAWN_STORM,
             -count(files & storm_ranks & their_pawns),
         );
+        if (Bitboard(KING_FLANK[kf]) & (our_pawns | their_pawns)).is_empty() {
+            self.add(&mut s, t, us, KING_FLANK_PAWNLESS, -1);
+        }
+        // Space: safe squares behind the front on the central files, squares behind an own
+        // pawn twice.
+        let safe = SPACE_MASK[ui] & !our_pawns & !ctx.pawn_attacks[ti];
+        let mut behind = our_pawns;
+        behind |= behind.shift_forward(them);
+        behind |= behind.shift_forward(them).shift_forward(them);
+        self.add(&mut s, t, us, SPACE, count(safe) + count(safe & behind));
         Side {
             score: s,
             attacks: attacked,
@@ -1380,5 +1460,90 @@ mod tests {
             coefficient("4k3/8/8/8/3P4/3N4/8/4K3 w - - 0 1", "minor_behind_pawn_mg"),
             1
         );
+    }
+
+    #[test]
+    fn bad_bishops_count_own_pawns_on_their_colour() {
+        // Bc1 is dark-squared, as are c3 and d4 (rammed by d5); f3 is light.
+        let white = "4k3/8/8/3p4/3P4/2P2P2/8/2B1K3 w - - 0 1";
+        assert_eq!(coefficient(white, "bishop_pawns_eg"), -2);
+        assert_eq!(coefficient(white, "bishop_rammed_eg"), -1);
+        // Black's light-squared bishop with c6 and d5 on its colour, d5 rammed by d4.
+        let black = "2b1k3/8/2p5/3p4/3P4/8/8/4K3 w - - 0 1";
+        assert_eq!(coefficient(black, "bishop_pawns_mg"), 2);
+        assert_eq!(coefficient(black, "bishop_rammed_mg"), 1);
+    }
+
+    #[test]
+    fn long_diagonals_are_seen_through_pieces_but_not_pawns() {
+        assert_eq!(
+            coefficient("4k3/8/8/8/8/8/1B6/4K3 w - - 0 1", "long_diagonal_mg"),
+            1
+        );
+        assert_eq!(
+            coefficient("4k3/8/8/8/8/2n5/1B6/4K3 w - - 0 1", "long_diagonal_mg"),
+            1
+        );
+        assert_eq!(
+            coefficient("4k3/8/8/8/8/2P5/1B6/4K3 w - - 0 1", "long_diagonal_mg"),
+            0
+        );
+        assert_eq!(
+            coefficient("4k3/8/8/8/8/8/8/2B1K3 w - - 0 1", "long_diagonal_mg"),
+            0
+        );
+    }
+
+    #[test]
+    fn a_king_on_a_pawnless_flank_and_knights_and_rooks_by_pawn_count() {
+        // The white king's flank (a-d) has the a-pawn; the black king's (e-h) has none.
+        let flank = "6k1/8/8/8/8/8/P7/1K6 w - - 0 1";
+        assert_eq!(coefficient(flank, "king_flank_pawnless_eg"), 1);
+        // A king on the h-file looks at f to h only: the e-pawn is not on its flank (but is
+        // on the black king's, c to f).
+        let edge = "4k3/8/8/8/8/8/4P3/7K w - - 0 1";
+        assert_eq!(coefficient(edge, "king_flank_pawnless_mg"), -1);
+        // Six white pawns: one above five for the knight and for the rook.
+        let white = "4k3/8/8/8/8/8/PPPPPP2/1N2K2R w - - 0 1";
+        assert_eq!(coefficient(white, "knight_pawns_mg"), 1);
+        assert_eq!(coefficient(white, "rook_pawns_eg"), 1);
+        // Two black pawns: three below five each.
+        let black = "rn2k3/pp6/8/8/8/8/8/4K3 w - - 0 1";
+        assert_eq!(coefficient(black, "knight_pawns_eg"), 3);
+        assert_eq!(coefficient(black, "rook_pawns_mg"), 3);
+    }
+
+    #[test]
+    fn undefended_pawns_and_pieces_next_to_the_king_are_threats() {
+        // The white king on e3 attacks the pawn on d2, which nothing defends.
+        let king = "4k3/8/8/8/8/4K3/3p4/8 w - - 0 1";
+        assert_eq!(coefficient(king, "threat_king_eg"), 1);
+        assert_eq!(coefficient(king, "pawn_hanging_eg"), 1);
+        // The rook on d8 defends it.
+        let defended = "3rk3/8/8/8/8/4K3/3p4/8 w - - 0 1";
+        assert_eq!(coefficient(defended, "threat_king_mg"), 0);
+        assert_eq!(coefficient(defended, "pawn_hanging_mg"), 0);
+        // The rook on d1 attacks the loose pawn on d5 from afar.
+        let rook = "4k3/8/8/3p4/8/8/8/3RK3 w - - 0 1";
+        assert_eq!(coefficient(rook, "pawn_hanging_mg"), 1);
+        assert_eq!(coefficient(rook, "threat_king_mg"), 0);
+        assert_eq!(coefficient(rook, "rook_queen_file_mg"), 0);
+        assert_eq!(
+            coefficient("3qk3/8/8/8/8/8/8/3RK3 w - - 0 1", "rook_queen_file_mg"),
+            1
+        );
+    }
+
+    #[test]
+    fn space_counts_safe_central_squares_and_those_behind_pawns_twice() {
+        // With d4 and e4: White's 12 squares less the two pawns, plus d3, e3, d2 and e2
+        // behind them; Black's 12 less c5 to f5, which the pawns attack.
+        let centre = "4k3/8/8/8/3PP3/8/8/4K3 w - - 0 1";
+        assert_eq!(coefficient(centre, "space_mg"), 14 - 8);
+        assert_eq!(coefficient("4k3/8/8/8/8/8/8/4K3 w - - 0 1", "space_mg"), 0);
+        // A phalanx on the fifth: connected, three ranks beyond the second, twice.
+        let phalanx = "4k3/8/8/3PP3/8/8/8/4K3 w - - 0 1";
+        assert_eq!(coefficient(phalanx, "connected_mg"), 2);
+        assert_eq!(coefficient(phalanx, "connected_rank_eg"), 6);
     }
 }

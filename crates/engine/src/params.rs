@@ -105,287 +105,287 @@ macro_rules! declare_params {
 // name = default, min, max, c_end, r_end;
 declare_params! {
     // ---- Evaluation weights (centipawns unless said). All of them Texel-fitted by arbiter
-    // (`arbiter tune texel configs/texel-scored.toml`: 481,881 positions of 6000 datagen games
+    // (`arbiter tune texel configs/texel-scored.toml`: 482,681 positions of 6000 datagen games
     // at 8000 nodes, each labelled half by its result and half by staunton's search score;
-    // +62.8 +/- 24.2 Elo over UCI at 2+0.02 against the second such fit,
-    // crates/engine/CHANGELOG.md). The evaluations before it: the second fit
-    // `configs/staunton-second-fit.toml`, the first `configs/staunton-first-fit.toml`, the
-    // classical weights with Texel piece values `configs/staunton-pieces-only.toml`, the
-    // classical piece values `configs/staunton-classical.toml`.
+    // the fourth such fit, crates/engine/CHANGELOG.md). The evaluations before it: the third
+    // fit `configs/staunton-pst-fit.toml`, the second `configs/staunton-second-fit.toml`, the
+    // first `configs/staunton-first-fit.toml`, the classical weights with Texel piece values
+    // `configs/staunton-pieces-only.toml`, the classical piece values
+    // `configs/staunton-classical.toml`.
     /// Pawn value, middlegame.
-    pawn_mg = 70, 50, 200, 5.0, 0.002;
+    pawn_mg = 73, 50, 200, 5.0, 0.002;
     /// Pawn value, endgame.
-    pawn_eg = 91, 50, 250, 5.0, 0.002;
+    pawn_eg = 90, 50, 250, 5.0, 0.002;
     /// Knight value, middlegame.
-    knight_mg = 362, 200, 500, 12.0, 0.002;
+    knight_mg = 393, 200, 500, 12.0, 0.002;
     /// Knight value, endgame.
-    knight_eg = 345, 200, 500, 12.0, 0.002;
+    knight_eg = 342, 200, 500, 12.0, 0.002;
     /// Bishop value, middlegame.
-    bishop_mg = 386, 200, 500, 12.0, 0.002;
+    bishop_mg = 443, 200, 500, 12.0, 0.002;
     /// Bishop value, endgame.
-    bishop_eg = 372, 200, 500, 12.0, 0.002;
+    bishop_eg = 381, 200, 500, 12.0, 0.002;
     /// Rook value, middlegame.
-    rook_mg = 514, 300, 750, 18.0, 0.002;
+    rook_mg = 535, 300, 750, 18.0, 0.002;
     /// Rook value, endgame.
-    rook_eg = 629, 300, 800, 18.0, 0.002;
+    rook_eg = 596, 300, 800, 18.0, 0.002;
     /// Queen value, middlegame.
-    queen_mg = 1315, 600, 1400, 30.0, 0.002;
+    queen_mg = 1400, 600, 1400, 30.0, 0.002;
     /// Queen value, endgame.
-    queen_eg = 1023, 600, 1400, 30.0, 0.002;
+    queen_eg = 925, 600, 1400, 30.0, 0.002;
 
     // ---- Piece-square tables, each the sum of a rank table (ranks counted from the piece's
     // own side) and a file table mirrored about the centre. Each table has one entry fixed
     // at 0, so that the material value holds the level: the fourth rank (the second for
     // pawns, the king's level cancels between the sides) and the a- and h-files.
     /// Pawn on its third rank, middlegame.
-    pawn_rank3_mg = -1, -60, 200, 2.0, 0.002;
+    pawn_rank3_mg = 1, -60, 200, 2.0, 0.002;
     /// Pawn on its fourth rank, middlegame.
-    pawn_rank4_mg = 3, -60, 200, 2.0, 0.002;
+    pawn_rank4_mg = -1, -60, 200, 2.0, 0.002;
     /// Pawn on its fifth rank, middlegame.
-    pawn_rank5_mg = 7, -60, 200, 2.0, 0.002;
+    pawn_rank5_mg = -2, -60, 200, 2.0, 0.002;
     /// Pawn on its sixth rank, middlegame.
-    pawn_rank6_mg = 8, -60, 200, 2.0, 0.002;
+    pawn_rank6_mg = 1, -60, 200, 2.0, 0.002;
     /// Pawn on its seventh rank, middlegame.
-    pawn_rank7_mg = 14, -60, 200, 2.0, 0.002;
+    pawn_rank7_mg = 16, -60, 200, 2.0, 0.002;
     /// Pawn on the b- or g-file, middlegame.
-    pawn_file_bg_mg = 4, -80, 80, 2.0, 0.002;
+    pawn_file_bg_mg = 2, -80, 80, 2.0, 0.002;
     /// Pawn on the c- or f-file, middlegame.
-    pawn_file_cf_mg = 9, -80, 80, 2.0, 0.002;
+    pawn_file_cf_mg = 12, -80, 80, 2.0, 0.002;
     /// Pawn on the d- or e-file, middlegame.
-    pawn_file_de_mg = 5, -80, 80, 2.0, 0.002;
+    pawn_file_de_mg = 12, -80, 80, 2.0, 0.002;
     /// Pawn on its third rank, endgame.
-    pawn_rank3_eg = 5, -60, 200, 2.0, 0.002;
+    pawn_rank3_eg = -1, -60, 200, 2.0, 0.002;
     /// Pawn on its fourth rank, endgame.
-    pawn_rank4_eg = 12, -60, 200, 2.0, 0.002;
+    pawn_rank4_eg = 3, -60, 200, 2.0, 0.002;
     /// Pawn on its fifth rank, endgame.
-    pawn_rank5_eg = 20, -60, 200, 2.0, 0.002;
+    pawn_rank5_eg = 13, -60, 200, 2.0, 0.002;
     /// Pawn on its sixth rank, endgame.
-    pawn_rank6_eg = 27, -60, 200, 2.0, 0.002;
+    pawn_rank6_eg = 30, -60, 200, 2.0, 0.002;
     /// Pawn on its seventh rank, endgame.
-    pawn_rank7_eg = 32, -60, 200, 2.0, 0.002;
+    pawn_rank7_eg = 27, -60, 200, 2.0, 0.002;
     /// Pawn on the b- or g-file, endgame.
     pawn_file_bg_eg = -8, -80, 80, 2.0, 0.002;
     /// Pawn on the c- or f-file, endgame.
-    pawn_file_cf_eg = -10, -80, 80, 2.0, 0.002;
+    pawn_file_cf_eg = -12, -80, 80, 2.0, 0.002;
     /// Pawn on the d- or e-file, endgame.
-    pawn_file_de_eg = -6, -80, 80, 2.0, 0.002;
+    pawn_file_de_eg = -12, -80, 80, 2.0, 0.002;
     /// Bonus for a pawn that has left its start square, per step of file centrality (d/e = 3).
-    pawn_center_mg = 5, 0, 30, 1.0, 0.002;
+    pawn_center_mg = 0, 0, 30, 1.0, 0.002;
 
     /// Knight on its first rank, middlegame.
-    knight_rank1_mg = -35, -150, 150, 2.0, 0.002;
+    knight_rank1_mg = -43, -150, 150, 2.0, 0.002;
     /// Knight on its second rank, middlegame.
-    knight_rank2_mg = -19, -150, 150, 2.0, 0.002;
+    knight_rank2_mg = -24, -150, 150, 2.0, 0.002;
     /// Knight on its third rank, middlegame.
-    knight_rank3_mg = -13, -150, 150, 2.0, 0.002;
+    knight_rank3_mg = -17, -150, 150, 2.0, 0.002;
     /// Knight on its fifth rank, middlegame.
-    knight_rank5_mg = -5, -150, 150, 2.0, 0.002;
+    knight_rank5_mg = 2, -150, 150, 2.0, 0.002;
     /// Knight on its sixth rank, middlegame.
-    knight_rank6_mg = -10, -150, 150, 2.0, 0.002;
+    knight_rank6_mg = -8, -150, 150, 2.0, 0.002;
     /// Knight on its seventh rank, middlegame.
-    knight_rank7_mg = -38, -150, 150, 2.0, 0.002;
+    knight_rank7_mg = -23, -150, 150, 2.0, 0.002;
     /// Knight on its eighth rank, middlegame.
-    knight_rank8_mg = -134, -150, 150, 2.0, 0.002;
+    knight_rank8_mg = -150, -150, 150, 2.0, 0.002;
     /// Knight on the b- or g-file, middlegame.
-    knight_file_bg_mg = 18, -80, 80, 2.0, 0.002;
+    knight_file_bg_mg = 11, -80, 80, 2.0, 0.002;
     /// Knight on the c- or f-file, middlegame.
-    knight_file_cf_mg = 24, -80, 80, 2.0, 0.002;
+    knight_file_cf_mg = 20, -80, 80, 2.0, 0.002;
     /// Knight on the d- or e-file, middlegame.
-    knight_file_de_mg = 29, -80, 80, 2.0, 0.002;
+    knight_file_de_mg = 25, -80, 80, 2.0, 0.002;
     /// Knight on its first rank, endgame.
-    knight_rank1_eg = -38, -150, 150, 2.0, 0.002;
+    knight_rank1_eg = -25, -150, 150, 2.0, 0.002;
     /// Knight on its second rank, endgame.
-    knight_rank2_eg = -23, -150, 150, 2.0, 0.002;
+    knight_rank2_eg = -27, -150, 150, 2.0, 0.002;
     /// Knight on its third rank, endgame.
-    knight_rank3_eg = -12, -150, 150, 2.0, 0.002;
+    knight_rank3_eg = -15, -150, 150, 2.0, 0.002;
     /// Knight on its fifth rank, endgame.
-    knight_rank5_eg = 4, -150, 150, 2.0, 0.002;
+    knight_rank5_eg = -1, -150, 150, 2.0, 0.002;
     /// Knight on its sixth rank, endgame.
-    knight_rank6_eg = 0, -150, 150, 2.0, 0.002;
+    knight_rank6_eg = 4, -150, 150, 2.0, 0.002;
     /// Knight on its seventh rank, endgame.
-    knight_rank7_eg = 2, -150, 150, 2.0, 0.002;
+    knight_rank7_eg = 3, -150, 150, 2.0, 0.002;
     /// Knight on its eighth rank, endgame.
-    knight_rank8_eg = 4, -150, 150, 2.0, 0.002;
+    knight_rank8_eg = 9, -150, 150, 2.0, 0.002;
     /// Knight on the b- or g-file, endgame.
-    knight_file_bg_eg = 7, -80, 80, 2.0, 0.002;
+    knight_file_bg_eg = 13, -80, 80, 2.0, 0.002;
     /// Knight on the c- or f-file, endgame.
     knight_file_cf_eg = 14, -80, 80, 2.0, 0.002;
     /// Knight on the d- or e-file, endgame.
-    knight_file_de_eg = 21, -80, 80, 2.0, 0.002;
+    knight_file_de_eg = 27, -80, 80, 2.0, 0.002;
 
     /// Bishop on its first rank, middlegame.
-    bishop_rank1_mg = -20, -150, 150, 2.0, 0.002;
+    bishop_rank1_mg = -29, -150, 150, 2.0, 0.002;
     /// Bishop on its second rank, middlegame.
-    bishop_rank2_mg = -4, -150, 150, 2.0, 0.002;
+    bishop_rank2_mg = -12, -150, 150, 2.0, 0.002;
     /// Bishop on its third rank, middlegame.
-    bishop_rank3_mg = -2, -150, 150, 2.0, 0.002;
+    bishop_rank3_mg = -11, -150, 150, 2.0, 0.002;
     /// Bishop on its fifth rank, middlegame.
-    bishop_rank5_mg = 5, -150, 150, 2.0, 0.002;
+    bishop_rank5_mg = 3, -150, 150, 2.0, 0.002;
     /// Bishop on its sixth rank, middlegame.
-    bishop_rank6_mg = 7, -150, 150, 2.0, 0.002;
+    bishop_rank6_mg = -13, -150, 150, 2.0, 0.002;
     /// Bishop on its seventh rank, middlegame.
-    bishop_rank7_mg = -26, -150, 150, 2.0, 0.002;
+    bishop_rank7_mg = -47, -150, 150, 2.0, 0.002;
     /// Bishop on its eighth rank, middlegame.
-    bishop_rank8_mg = -32, -150, 150, 2.0, 0.002;
+    bishop_rank8_mg = -60, -150, 150, 2.0, 0.002;
     /// Bishop on the b- or g-file, middlegame.
-    bishop_file_bg_mg = 8, -80, 80, 2.0, 0.002;
+    bishop_file_bg_mg = -5, -80, 80, 2.0, 0.002;
     /// Bishop on the c- or f-file, middlegame.
-    bishop_file_cf_mg = 11, -80, 80, 2.0, 0.002;
+    bishop_file_cf_mg = 2, -80, 80, 2.0, 0.002;
     /// Bishop on the d- or e-file, middlegame.
-    bishop_file_de_mg = 10, -80, 80, 2.0, 0.002;
+    bishop_file_de_mg = 3, -80, 80, 2.0, 0.002;
     /// Bishop on its first rank, endgame.
-    bishop_rank1_eg = -3, -150, 150, 2.0, 0.002;
+    bishop_rank1_eg = -6, -150, 150, 2.0, 0.002;
     /// Bishop on its second rank, endgame.
-    bishop_rank2_eg = -3, -150, 150, 2.0, 0.002;
+    bishop_rank2_eg = -7, -150, 150, 2.0, 0.002;
     /// Bishop on its third rank, endgame.
-    bishop_rank3_eg = 9, -150, 150, 2.0, 0.002;
+    bishop_rank3_eg = -2, -150, 150, 2.0, 0.002;
     /// Bishop on its fifth rank, endgame.
-    bishop_rank5_eg = 4, -150, 150, 2.0, 0.002;
+    bishop_rank5_eg = -1, -150, 150, 2.0, 0.002;
     /// Bishop on its sixth rank, endgame.
-    bishop_rank6_eg = 6, -150, 150, 2.0, 0.002;
+    bishop_rank6_eg = -1, -150, 150, 2.0, 0.002;
     /// Bishop on its seventh rank, endgame.
-    bishop_rank7_eg = 17, -150, 150, 2.0, 0.002;
+    bishop_rank7_eg = 16, -150, 150, 2.0, 0.002;
     /// Bishop on its eighth rank, endgame.
-    bishop_rank8_eg = 18, -150, 150, 2.0, 0.002;
+    bishop_rank8_eg = 16, -150, 150, 2.0, 0.002;
     /// Bishop on the b- or g-file, endgame.
-    bishop_file_bg_eg = 6, -80, 80, 2.0, 0.002;
+    bishop_file_bg_eg = 9, -80, 80, 2.0, 0.002;
     /// Bishop on the c- or f-file, endgame.
-    bishop_file_cf_eg = 2, -80, 80, 2.0, 0.002;
+    bishop_file_cf_eg = 6, -80, 80, 2.0, 0.002;
     /// Bishop on the d- or e-file, endgame.
-    bishop_file_de_eg = 4, -80, 80, 2.0, 0.002;
+    bishop_file_de_eg = 8, -80, 80, 2.0, 0.002;
 
     /// Rook on its first rank, middlegame.
-    rook_rank1_mg = 6, -150, 150, 2.0, 0.002;
+    rook_rank1_mg = 11, -150, 150, 2.0, 0.002;
     /// Rook on its second rank, middlegame.
-    rook_rank2_mg = -4, -150, 150, 2.0, 0.002;
+    rook_rank2_mg = -8, -150, 150, 2.0, 0.002;
     /// Rook on its third rank, middlegame.
-    rook_rank3_mg = -2, -150, 150, 2.0, 0.002;
+    rook_rank3_mg = 1, -150, 150, 2.0, 0.002;
     /// Rook on its fifth rank, middlegame.
-    rook_rank5_mg = 23, -150, 150, 2.0, 0.002;
+    rook_rank5_mg = 22, -150, 150, 2.0, 0.002;
     /// Rook on its sixth rank, middlegame.
-    rook_rank6_mg = 31, -150, 150, 2.0, 0.002;
+    rook_rank6_mg = 43, -150, 150, 2.0, 0.002;
     /// Rook on its seventh rank, middlegame.
-    rook_rank7_mg = 27, -150, 150, 2.0, 0.002;
+    rook_rank7_mg = 42, -150, 150, 2.0, 0.002;
     /// Rook on its eighth rank, middlegame.
-    rook_rank8_mg = 47, -150, 150, 2.0, 0.002;
+    rook_rank8_mg = 69, -150, 150, 2.0, 0.002;
     /// Rook on the b- or g-file, middlegame.
     rook_file_bg_mg = 5, -80, 80, 2.0, 0.002;
     /// Rook on the c- or f-file, middlegame.
-    rook_file_cf_mg = 16, -80, 80, 2.0, 0.002;
+    rook_file_cf_mg = 29, -80, 80, 2.0, 0.002;
     /// Rook on the d- or e-file, middlegame.
-    rook_file_de_mg = 25, -80, 80, 2.0, 0.002;
+    rook_file_de_mg = 32, -80, 80, 2.0, 0.002;
     /// Rook on its first rank, endgame.
-    rook_rank1_eg = -8, -150, 150, 2.0, 0.002;
+    rook_rank1_eg = -13, -150, 150, 2.0, 0.002;
     /// Rook on its second rank, endgame.
-    rook_rank2_eg = -6, -150, 150, 2.0, 0.002;
+    rook_rank2_eg = -12, -150, 150, 2.0, 0.002;
     /// Rook on its third rank, endgame.
-    rook_rank3_eg = -7, -150, 150, 2.0, 0.002;
+    rook_rank3_eg = -14, -150, 150, 2.0, 0.002;
     /// Rook on its fifth rank, endgame.
-    rook_rank5_eg = -1, -150, 150, 2.0, 0.002;
+    rook_rank5_eg = 3, -150, 150, 2.0, 0.002;
     /// Rook on its sixth rank, endgame.
-    rook_rank6_eg = 0, -150, 150, 2.0, 0.002;
+    rook_rank6_eg = -3, -150, 150, 2.0, 0.002;
     /// Rook on its seventh rank, endgame.
-    rook_rank7_eg = 14, -150, 150, 2.0, 0.002;
+    rook_rank7_eg = -2, -150, 150, 2.0, 0.002;
     /// Rook on its eighth rank, endgame.
-    rook_rank8_eg = -3, -150, 150, 2.0, 0.002;
+    rook_rank8_eg = -6, -150, 150, 2.0, 0.002;
     /// Rook on the b- or g-file, endgame.
-    rook_file_bg_eg = 4, -80, 80, 2.0, 0.002;
+    rook_file_bg_eg = 1, -80, 80, 2.0, 0.002;
     /// Rook on the c- or f-file, endgame.
-    rook_file_cf_eg = -1, -80, 80, 2.0, 0.002;
+    rook_file_cf_eg = -9, -80, 80, 2.0, 0.002;
     /// Rook on the d- or e-file, endgame.
-    rook_file_de_eg = -5, -80, 80, 2.0, 0.002;
+    rook_file_de_eg = -11, -80, 80, 2.0, 0.002;
 
     /// Queen on its first rank, middlegame.
-    queen_rank1_mg = 20, -150, 150, 2.0, 0.002;
+    queen_rank1_mg = 22, -150, 150, 2.0, 0.002;
     /// Queen on its second rank, middlegame.
-    queen_rank2_mg = 14, -150, 150, 2.0, 0.002;
+    queen_rank2_mg = 17, -150, 150, 2.0, 0.002;
     /// Queen on its third rank, middlegame.
-    queen_rank3_mg = 2, -150, 150, 2.0, 0.002;
+    queen_rank3_mg = 5, -150, 150, 2.0, 0.002;
     /// Queen on its fifth rank, middlegame.
-    queen_rank5_mg = -5, -150, 150, 2.0, 0.002;
+    queen_rank5_mg = -1, -150, 150, 2.0, 0.002;
     /// Queen on its sixth rank, middlegame.
-    queen_rank6_mg = -23, -150, 150, 2.0, 0.002;
+    queen_rank6_mg = -14, -150, 150, 2.0, 0.002;
     /// Queen on its seventh rank, middlegame.
-    queen_rank7_mg = -26, -150, 150, 2.0, 0.002;
+    queen_rank7_mg = -35, -150, 150, 2.0, 0.002;
     /// Queen on its eighth rank, middlegame.
-    queen_rank8_mg = -41, -150, 150, 2.0, 0.002;
+    queen_rank8_mg = -39, -150, 150, 2.0, 0.002;
     /// Queen on the b- or g-file, middlegame.
-    queen_file_bg_mg = -1, -80, 80, 2.0, 0.002;
+    queen_file_bg_mg = -6, -80, 80, 2.0, 0.002;
     /// Queen on the c- or f-file, middlegame.
-    queen_file_cf_mg = -1, -80, 80, 2.0, 0.002;
+    queen_file_cf_mg = -3, -80, 80, 2.0, 0.002;
     /// Queen on the d- or e-file, middlegame.
-    queen_file_de_mg = 0, -80, 80, 2.0, 0.002;
+    queen_file_de_mg = 1, -80, 80, 2.0, 0.002;
     /// Queen on its first rank, endgame.
-    queen_rank1_eg = -111, -150, 150, 2.0, 0.002;
+    queen_rank1_eg = -99, -150, 150, 2.0, 0.002;
     /// Queen on its second rank, endgame.
-    queen_rank2_eg = -66, -150, 150, 2.0, 0.002;
+    queen_rank2_eg = -60, -150, 150, 2.0, 0.002;
     /// Queen on its third rank, endgame.
-    queen_rank3_eg = -7, -150, 150, 2.0, 0.002;
+    queen_rank3_eg = -21, -150, 150, 2.0, 0.002;
     /// Queen on its fifth rank, endgame.
-    queen_rank5_eg = -5, -150, 150, 2.0, 0.002;
+    queen_rank5_eg = 5, -150, 150, 2.0, 0.002;
     /// Queen on its sixth rank, endgame.
-    queen_rank6_eg = 22, -150, 150, 2.0, 0.002;
+    queen_rank6_eg = 12, -150, 150, 2.0, 0.002;
     /// Queen on its seventh rank, endgame.
-    queen_rank7_eg = 14, -150, 150, 2.0, 0.002;
+    queen_rank7_eg = 18, -150, 150, 2.0, 0.002;
     /// Queen on its eighth rank, endgame.
-    queen_rank8_eg = 28, -150, 150, 2.0, 0.002;
+    queen_rank8_eg = 15, -150, 150, 2.0, 0.002;
     /// Queen on the b- or g-file, endgame.
-    queen_file_bg_eg = 7, -80, 80, 2.0, 0.002;
+    queen_file_bg_eg = 22, -80, 80, 2.0, 0.002;
     /// Queen on the c- or f-file, endgame.
-    queen_file_cf_eg = 40, -80, 80, 2.0, 0.002;
+    queen_file_cf_eg = 18, -80, 80, 2.0, 0.002;
     /// Queen on the d- or e-file, endgame.
-    queen_file_de_eg = 43, -80, 80, 2.0, 0.002;
+    queen_file_de_eg = 22, -80, 80, 2.0, 0.002;
 
     /// King on its first rank, middlegame.
-    king_rank1_mg = 16, -150, 150, 2.0, 0.002;
+    king_rank1_mg = 24, -150, 150, 2.0, 0.002;
     /// King on its second rank, middlegame.
-    king_rank2_mg = 4, -150, 150, 2.0, 0.002;
+    king_rank2_mg = 7, -150, 150, 2.0, 0.002;
     /// King on its third rank, middlegame.
-    king_rank3_mg = 1, -150, 150, 2.0, 0.002;
+    king_rank3_mg = -4, -150, 150, 2.0, 0.002;
     /// King on its fifth rank, middlegame.
-    king_rank5_mg = 13, -150, 150, 2.0, 0.002;
+    king_rank5_mg = 36, -150, 150, 2.0, 0.002;
     /// King on its sixth rank, middlegame.
-    king_rank6_mg = 36, -150, 150, 2.0, 0.002;
+    king_rank6_mg = 68, -150, 150, 2.0, 0.002;
     /// King on its seventh rank, middlegame.
-    king_rank7_mg = 84, -150, 150, 2.0, 0.002;
+    king_rank7_mg = 74, -150, 150, 2.0, 0.002;
     /// King on its eighth rank, middlegame.
-    king_rank8_mg = 84, -150, 150, 2.0, 0.002;
+    king_rank8_mg = 109, -150, 150, 2.0, 0.002;
     /// King on the b- or g-file, middlegame.
-    king_file_bg_mg = 8, -80, 80, 2.0, 0.002;
+    king_file_bg_mg = 25, -80, 80, 2.0, 0.002;
     /// King on the c- or f-file, middlegame.
-    king_file_cf_mg = -25, -80, 80, 2.0, 0.002;
+    king_file_cf_mg = -12, -80, 80, 2.0, 0.002;
     /// King on the d- or e-file, middlegame.
-    king_file_de_mg = -26, -80, 80, 2.0, 0.002;
+    king_file_de_mg = -14, -80, 80, 2.0, 0.002;
     /// King on its first rank, endgame.
-    king_rank1_eg = -7, -150, 150, 2.0, 0.002;
+    king_rank1_eg = -8, -150, 150, 2.0, 0.002;
     /// King on its second rank, endgame.
-    king_rank2_eg = 7, -150, 150, 2.0, 0.002;
+    king_rank2_eg = 11, -150, 150, 2.0, 0.002;
     /// King on its third rank, endgame.
-    king_rank3_eg = 2, -150, 150, 2.0, 0.002;
+    king_rank3_eg = 9, -150, 150, 2.0, 0.002;
     /// King on its fifth rank, endgame.
-    king_rank5_eg = 7, -150, 150, 2.0, 0.002;
+    king_rank5_eg = 1, -150, 150, 2.0, 0.002;
     /// King on its sixth rank, endgame.
-    king_rank6_eg = 20, -150, 150, 2.0, 0.002;
+    king_rank6_eg = 17, -150, 150, 2.0, 0.002;
     /// King on its seventh rank, endgame.
-    king_rank7_eg = 23, -150, 150, 2.0, 0.002;
+    king_rank7_eg = 10, -150, 150, 2.0, 0.002;
     /// King on its eighth rank, endgame.
-    king_rank8_eg = 4, -150, 150, 2.0, 0.002;
+    king_rank8_eg = -45, -150, 150, 2.0, 0.002;
     /// King on the b- or g-file, endgame.
-    king_file_bg_eg = 12, -80, 80, 2.0, 0.002;
+    king_file_bg_eg = 0, -80, 80, 2.0, 0.002;
     /// King on the c- or f-file, endgame.
-    king_file_cf_eg = 29, -80, 80, 2.0, 0.002;
+    king_file_cf_eg = 15, -80, 80, 2.0, 0.002;
     /// King on the d- or e-file, endgame.
-    king_file_de_eg = 32, -80, 80, 2.0, 0.002;
+    king_file_de_eg = 16, -80, 80, 2.0, 0.002;
 
     // ---- Mobility: per safe square reached, relative to a typical count.
     /// Knight mobility, middlegame.
     knight_mob_mg = 7, 0, 20, 1.0, 0.002;
     /// Knight mobility, endgame.
-    knight_mob_eg = 1, 0, 20, 1.0, 0.002;
+    knight_mob_eg = 3, 0, 20, 1.0, 0.002;
     /// Bishop mobility, middlegame.
-    bishop_mob_mg = 5, 0, 20, 1.0, 0.002;
+    bishop_mob_mg = 6, 0, 20, 1.0, 0.002;
     /// Bishop mobility, endgame.
-    bishop_mob_eg = 5, 0, 20, 1.0, 0.002;
+    bishop_mob_eg = 3, 0, 20, 1.0, 0.002;
     /// Rook mobility, middlegame.
     rook_mob_mg = 5, 0, 20, 1.0, 0.002;
     /// Rook mobility, endgame.
@@ -397,107 +397,150 @@ declare_params! {
 
     // ---- Pawn structure (penalties are subtracted).
     /// Doubled pawn penalty, middlegame.
-    doubled_mg = 16, 0, 50, 2.0, 0.002;
+    doubled_mg = 1, 0, 50, 2.0, 0.002;
     /// Doubled pawn penalty, endgame.
-    doubled_eg = 3, 0, 60, 2.0, 0.002;
+    doubled_eg = 0, 0, 60, 2.0, 0.002;
     /// Isolated pawn penalty, middlegame.
-    isolated_mg = 6, 0, 50, 2.0, 0.002;
+    isolated_mg = 10, 0, 50, 2.0, 0.002;
     /// Isolated pawn penalty, endgame.
-    isolated_eg = 17, 0, 50, 2.0, 0.002;
+    isolated_eg = 15, 0, 50, 2.0, 0.002;
     /// Pawn defended by a pawn or standing beside one, middlegame.
-    connected_mg = 9, 0, 30, 1.0, 0.002;
+    connected_mg = 8, 0, 30, 1.0, 0.002;
     /// Pawn defended by a pawn or standing beside one, endgame.
-    connected_eg = 2, 0, 30, 1.0, 0.002;
+    connected_eg = 0, 0, 30, 1.0, 0.002;
+    /// Connected pawn, middlegame: per rank it has advanced beyond its second, on top of
+    /// `connected_mg` (a chain or phalanx near promotion is worth more than one at home).
+    connected_rank_mg = 3, 0, 30, 1.0, 0.002;
+    /// Connected pawn, endgame: per rank beyond the second.
+    connected_rank_eg = 2, 0, 30, 1.0, 0.002;
     /// Passed pawn on its relative rank 2, middlegame.
-    passed_r2_mg = 1, 0, 50, 2.0, 0.002;
+    passed_r2_mg = 0, 0, 50, 2.0, 0.002;
     /// Passed pawn on rank 3, middlegame.
-    passed_r3_mg = 13, 0, 60, 2.0, 0.002;
+    passed_r3_mg = 2, 0, 60, 2.0, 0.002;
     /// Passed pawn on rank 4, middlegame.
     passed_r4_mg = 8, 0, 80, 3.0, 0.002;
     /// Passed pawn on rank 5, middlegame.
-    passed_r5_mg = 23, 0, 100, 4.0, 0.002;
+    passed_r5_mg = 19, 0, 100, 4.0, 0.002;
     /// Passed pawn on rank 6, middlegame.
-    passed_r6_mg = 70, 0, 150, 5.0, 0.002;
+    passed_r6_mg = 77, 0, 150, 5.0, 0.002;
     /// Passed pawn on rank 7, middlegame.
-    passed_r7_mg = 164, 0, 200, 6.0, 0.002;
+    passed_r7_mg = 170, 0, 200, 6.0, 0.002;
     /// Passed pawn on rank 2, endgame.
-    passed_r2_eg = 0, 0, 50, 2.0, 0.002;
+    passed_r2_eg = 2, 0, 50, 2.0, 0.002;
     /// Passed pawn on rank 3, endgame.
-    passed_r3_eg = 0, 0, 80, 3.0, 0.002;
+    passed_r3_eg = 10, 0, 80, 3.0, 0.002;
     /// Passed pawn on rank 4, endgame.
-    passed_r4_eg = 35, 0, 120, 4.0, 0.002;
+    passed_r4_eg = 36, 0, 120, 4.0, 0.002;
     /// Passed pawn on rank 5, endgame.
-    passed_r5_eg = 63, 0, 160, 5.0, 0.002;
+    passed_r5_eg = 64, 0, 160, 5.0, 0.002;
     /// Passed pawn on rank 6, endgame.
-    passed_r6_eg = 101, 0, 220, 6.0, 0.002;
+    passed_r6_eg = 89, 0, 220, 6.0, 0.002;
     /// Passed pawn on rank 7, endgame.
-    passed_r7_eg = 153, 0, 300, 8.0, 0.002;
+    passed_r7_eg = 132, 0, 300, 8.0, 0.002;
     /// Passed pawn, endgame: per square the enemy king is farther than ours from its stop square.
-    passed_king_dist_eg = 17, 0, 30, 1.0, 0.002;
+    passed_king_dist_eg = 16, 0, 30, 1.0, 0.002;
     /// Passed pawn whose stop square is occupied, endgame penalty.
-    passed_blocked_eg = 28, 0, 60, 2.0, 0.002;
+    passed_blocked_eg = 29, 0, 60, 2.0, 0.002;
     /// Passed pawn with nothing on the squares to its promotion, middlegame.
     passed_free_mg = 0, 0, 100, 3.0, 0.002;
     /// Passed pawn with nothing on the squares to its promotion, endgame.
-    passed_free_eg = 21, 0, 150, 4.0, 0.002;
+    passed_free_eg = 23, 0, 150, 4.0, 0.002;
     /// Backward pawn (no own pawn beside or behind it on the files next to it, its stop square
     /// held by an enemy pawn) penalty, middlegame.
-    backward_mg = 3, 0, 50, 2.0, 0.002;
+    backward_mg = 1, 0, 50, 2.0, 0.002;
     /// Backward pawn penalty, endgame.
-    backward_eg = 10, 0, 50, 2.0, 0.002;
+    backward_eg = 13, 0, 50, 2.0, 0.002;
     /// King, endgame: penalty per square between it and its nearest own pawn.
-    king_pawn_dist_eg = 5, 0, 30, 1.0, 0.002;
+    king_pawn_dist_eg = 7, 0, 30, 1.0, 0.002;
 
     // ---- Pieces.
     /// Bishop pair, middlegame.
-    bishop_pair_mg = 43, 0, 100, 4.0, 0.002;
+    bishop_pair_mg = 34, 0, 100, 4.0, 0.002;
     /// Bishop pair, endgame.
-    bishop_pair_eg = 34, 0, 120, 4.0, 0.002;
+    bishop_pair_eg = 33, 0, 120, 4.0, 0.002;
     /// Rook on a file without pawns, middlegame.
-    rook_open_mg = 34, 0, 80, 3.0, 0.002;
+    rook_open_mg = 38, 0, 80, 3.0, 0.002;
     /// Rook on a file without pawns, endgame.
     rook_open_eg = 0, 0, 60, 2.0, 0.002;
     /// Rook on a file without own pawns, middlegame.
-    rook_semiopen_mg = 16, 0, 60, 2.0, 0.002;
+    rook_semiopen_mg = 21, 0, 60, 2.0, 0.002;
     /// Rook on a file without own pawns, endgame.
-    rook_semiopen_eg = 0, 0, 40, 2.0, 0.002;
+    rook_semiopen_eg = 4, 0, 40, 2.0, 0.002;
     /// A pawn attacking an enemy piece, middlegame.
-    threat_pawn_mg = 50, 0, 120, 4.0, 0.002;
+    threat_pawn_mg = 56, 0, 120, 4.0, 0.002;
     /// A pawn attacking an enemy piece, endgame.
-    threat_pawn_eg = 12, 0, 120, 4.0, 0.002;
+    threat_pawn_eg = 8, 0, 120, 4.0, 0.002;
     /// A knight or bishop attacking an enemy rook or queen, middlegame.
     threat_minor_mg = 40, 0, 100, 3.0, 0.002;
     /// A knight or bishop attacking an enemy rook or queen, endgame.
-    threat_minor_eg = 0, 0, 100, 3.0, 0.002;
+    threat_minor_eg = 1, 0, 100, 3.0, 0.002;
     /// A rook attacking an enemy queen, middlegame.
-    threat_rook_mg = 25, 0, 100, 3.0, 0.002;
+    threat_rook_mg = 37, 0, 100, 3.0, 0.002;
     /// A rook attacking an enemy queen, endgame.
-    threat_rook_eg = 5, 0, 100, 3.0, 0.002;
+    threat_rook_eg = 0, 0, 100, 3.0, 0.002;
     /// Knight on an outpost (ranks four to six, defended by a pawn, out of reach of enemy
     /// pawns), middlegame.
-    knight_outpost_mg = 16, 0, 80, 3.0, 0.002;
+    knight_outpost_mg = 18, 0, 80, 3.0, 0.002;
     /// Knight on an outpost, endgame.
-    knight_outpost_eg = 8, 0, 80, 3.0, 0.002;
+    knight_outpost_eg = 3, 0, 80, 3.0, 0.002;
     /// Bishop on an outpost, middlegame.
-    bishop_outpost_mg = 27, 0, 80, 3.0, 0.002;
+    bishop_outpost_mg = 41, 0, 80, 3.0, 0.002;
     /// Bishop on an outpost, endgame.
-    bishop_outpost_eg = 4, 0, 80, 3.0, 0.002;
+    bishop_outpost_eg = 0, 0, 80, 3.0, 0.002;
     /// An enemy piece (not a pawn) we attack and they do not defend, middlegame.
-    hanging_mg = 7, 0, 150, 4.0, 0.002;
+    hanging_mg = 13, 0, 150, 4.0, 0.002;
     /// An undefended enemy piece under attack, endgame.
-    hanging_eg = 17, 0, 150, 4.0, 0.002;
+    hanging_eg = 16, 0, 150, 4.0, 0.002;
     /// An enemy piece a pawn push to a square no enemy pawn guards would attack, middlegame.
-    threat_push_mg = 14, 0, 100, 3.0, 0.002;
+    threat_push_mg = 16, 0, 100, 3.0, 0.002;
     /// A pawn-push threat, endgame.
     threat_push_eg = 0, 0, 100, 3.0, 0.002;
     /// Rook on the seventh rank with something to do there, cutting off the king on the eighth
     /// or attacking pawns on the seventh: on top of the seventh-rank shape bonus, middlegame.
     rook_seventh_target_mg = 0, 0, 80, 3.0, 0.002;
     /// Rook on the seventh with a target, endgame.
-    rook_seventh_target_eg = 3, 0, 80, 3.0, 0.002;
+    rook_seventh_target_eg = 17, 0, 80, 3.0, 0.002;
     /// Knight or bishop directly behind an own pawn, which shields it from the front,
     /// middlegame.
-    minor_behind_pawn_mg = 3, 0, 40, 2.0, 0.002;
+    minor_behind_pawn_mg = 7, 0, 40, 2.0, 0.002;
+    /// Bishop, middlegame: penalty per own pawn on squares of its colour (the bad bishop).
+    bishop_pawns_mg = 0, 0, 30, 1.0, 0.002;
+    /// Bishop, endgame: penalty per own pawn on its colour.
+    bishop_pawns_eg = 7, 0, 30, 1.0, 0.002;
+    /// Bishop, middlegame: penalty per own pawn on its colour blocked by an enemy pawn, which
+    /// will not move off it.
+    bishop_rammed_mg = 1, 0, 40, 1.0, 0.002;
+    /// Bishop, endgame: penalty per rammed own pawn on its colour.
+    bishop_rammed_eg = 7, 0, 40, 1.0, 0.002;
+    /// Bishop that sees two centre squares through everything but pawns (a long diagonal),
+    /// middlegame.
+    long_diagonal_mg = 11, 0, 80, 3.0, 0.002;
+    /// Knight or bishop, middlegame: penalty per square of distance from its own king.
+    king_protector_mg = 1, 0, 20, 1.0, 0.002;
+    /// Knight or bishop, endgame: penalty per square from its own king.
+    king_protector_eg = 1, 0, 20, 1.0, 0.002;
+    /// Knight, middlegame: per own pawn above five (knights like closed positions).
+    knight_pawns_mg = 5, -20, 20, 1.0, 0.002;
+    /// Knight, endgame: per own pawn above five.
+    knight_pawns_eg = 4, -20, 20, 1.0, 0.002;
+    /// Rook, middlegame: per own pawn above five (rooks like open ones).
+    rook_pawns_mg = -5, -20, 20, 1.0, 0.002;
+    /// Rook, endgame: per own pawn above five.
+    rook_pawns_eg = 10, -20, 20, 1.0, 0.002;
+    /// Rook on the file of an enemy queen, middlegame.
+    rook_queen_file_mg = 7, 0, 60, 2.0, 0.002;
+    /// An enemy pawn we attack and nothing of theirs defends, middlegame.
+    pawn_hanging_mg = 7, 0, 80, 3.0, 0.002;
+    /// An undefended enemy pawn under attack, endgame.
+    pawn_hanging_eg = 27, 0, 80, 3.0, 0.002;
+    /// An enemy piece or pawn next to our king that nothing of theirs defends, middlegame.
+    threat_king_mg = 19, 0, 80, 3.0, 0.002;
+    /// An undefended enemy next to our king, endgame.
+    threat_king_eg = 6, 0, 120, 3.0, 0.002;
+    /// Space, middlegame: per safe square (not attacked by enemy pawns, without an own pawn)
+    /// on the c- to f-files of our second to fourth ranks, and again where an own pawn
+    /// stands in front of it.
+    space_mg = 3, 0, 20, 1.0, 0.002;
 
     // ---- King safety (middlegame only).
     /// Attack units per king-zone square a knight attacks.
@@ -507,31 +550,36 @@ declare_params! {
     /// Attack units per king-zone square a rook attacks.
     ks_rook = 2, 0, 10, 0.5, 0.002;
     /// Attack units per king-zone square a queen attacks.
-    ks_queen = 4, 0, 15, 0.5, 0.002;
+    ks_queen = 2, 0, 15, 0.5, 0.002;
     /// Attack units per safe check: a square, no enemy pawn guards, from which one of our
     /// pieces that reaches it would check the king.
-    ks_check = 0, 0, 15, 0.5, 0.002;
+    ks_check = 3, 0, 15, 0.5, 0.002;
     /// Attack units per king-zone square we attack that the enemy defends with its king alone
     /// or not at all.
-    ks_weak = 0, 0, 10, 0.5, 0.002;
+    ks_weak = 1, 0, 10, 0.5, 0.002;
     /// King attack scale: with two or more attackers the bonus is units² × scale / 64.
-    ks_scale = 7, 0, 60, 2.0, 0.002;
+    ks_scale = 5, 0, 60, 2.0, 0.002;
     /// Own pawn directly in front of the king (its file or a neighbour), middlegame.
     shield_near_mg = 9, 0, 50, 2.0, 0.002;
     /// Own pawn two squares in front of the king, middlegame.
-    shield_far_mg = 4, 0, 40, 2.0, 0.002;
+    shield_far_mg = 6, 0, 40, 2.0, 0.002;
     /// File at or next to the king without own pawns, middlegame penalty.
-    king_open_file_mg = 22, 0, 60, 2.0, 0.002;
+    king_open_file_mg = 19, 0, 60, 2.0, 0.002;
     /// Enemy pawn on the king's files advanced to our third or fourth rank, middlegame penalty.
     pawn_storm_mg = 0, 0, 60, 2.0, 0.002;
+    /// King on a flank (its file and the nearest others, three or four files) without pawns of
+    /// either colour, middlegame penalty.
+    king_flank_pawnless_mg = 0, 0, 80, 3.0, 0.002;
+    /// King on a pawnless flank, endgame penalty.
+    king_flank_pawnless_eg = 27, 0, 150, 4.0, 0.002;
     /// A check our piece can give on a square no enemy pawn guards, middlegame.
-    safe_check_mg = 11, 0, 100, 3.0, 0.002;
+    safe_check_mg = 13, 0, 100, 3.0, 0.002;
     /// A safe check, endgame.
-    safe_check_eg = 7, 0, 100, 3.0, 0.002;
+    safe_check_eg = 4, 0, 100, 3.0, 0.002;
 
     // ---- Whole-position terms.
     /// Bonus for the side to move (centipawns).
-    tempo = 6, 0, 50, 2.0, 0.002;
+    tempo = 8, 0, 50, 2.0, 0.002;
     /// Endgame scale (of 64) when the stronger side has no pawns and at most a minor more.
     drawish_scale = 0, 0, 64, 3.0, 0.002;
 

@@ -15,10 +15,10 @@ use staunton::{Engine, Limits, Params};
 const WAC: &str = include_str!("data/wac.epd");
 /// The node budget per position.
 const WAC_NODES: u64 = 40_000;
-/// A little below the measured count at WAC_NODES (see the README): 198 with the rank and
-/// file tables (bench 1207421), 195 with the second fit of every evaluation weight (bench
-/// 1105839), 193 with the first (bench 1135803), 191 with the Texel-fitted piece values and razoring, 203
-/// before razoring, 215 with the classical values. WAC rewards
+/// A little below the measured count at WAC_NODES (see the README): 197 with the terms of
+/// bench 996896, 198 with the rank and file tables (bench 1207421), 195 with the second fit of
+/// every evaluation weight (bench 1105839), 193 with the first (bench 1135803), 191 with the
+/// Texel-fitted piece values and razoring, 203 before razoring, 215 with the classical values. WAC rewards
 /// quiet sacrifices near the horizon, which razoring and a queen valued at 13.7 pawns both pass
 /// over; games decide strength (razoring won two SPRTs, the fitted values one by +49 Elo,
 /// crates/engine/CHANGELOG.md), this floor catches a broken search.
