@@ -881,9 +881,9 @@ mod tests {
         let p = Params::default();
         assert_eq!(
             [p.pawn_mg, p.knight_mg, p.bishop_mg, p.rook_mg, p.queen_mg],
-            [70, 362, 386, 514, 1315]
+            [73, 393, 443, 535, 1400]
         );
-        assert!(p.describe().contains("3.62"));
+        assert!(p.describe().contains("3.93"));
         let classical =
             Params::from_toml(include_str!("../../../configs/staunton-classical.toml")).unwrap();
         assert_eq!(
