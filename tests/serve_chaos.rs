@@ -323,9 +323,10 @@ fn kill(server: &mut Server) {
 }
 
 /// Two replicas on one database; two workers on the first, which is killed with SIGKILL at a
-/// random instant while they play and submit, and started again on its port a moment later;
-/// a third worker on the second replica plays on meanwhile. The first replica's workers notice
-/// it gone, retry, and finish the run through it once it is back, nothing counted twice.
+/// random instant while they play and submit, and started again on its port a random moment
+/// later, once both its workers have found it gone; a third worker on the second replica plays
+/// on meanwhile. The first replica's workers notice it gone, retry, and finish the run through
+/// it once it is back, nothing counted twice.
 #[test]
 fn a_replica_killed_and_restarted_while_workers_submit() {
     let fleet = Fleet::new(ROUNDS);
@@ -361,8 +362,20 @@ fn a_replica_killed_and_restarted_while_workers_submit() {
         fleet.at(),
         at.batches.done
     );
-    let down = chance.pick(500..2000);
-    std::thread::sleep(Duration::from_millis(down));
+    let killed_at = Instant::now();
+    std::thread::sleep(Duration::from_millis(chance.pick(500..2000)));
+    // Down until both its workers have met it gone: a worker in the middle of a batch needs
+    // the server only to submit and to renew its lease, which a short outage can fall between.
+    fleet.wait_for(
+        "the killed replica's workers finding it gone",
+        Duration::from_secs(30),
+        &mut || {
+            ["a1", "a2"]
+                .iter()
+                .all(|name| fleet.log(name).contains("unreachable: "))
+        },
+    );
+    let down = killed_at.elapsed().as_millis();
     let replica = restart(&fleet.db, fleet.path(), &address);
     let chaos = format!("{killed} and restarted {down} ms later");
     fleet.finish(workers, &chaos);
