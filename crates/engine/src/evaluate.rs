@@ -750,15 +750,17 @@ impl Evaluator {
         // are counted once both are known.
         let pieces =
             |c: Color| board.by_color(c) - pawns[c.index()] - Bitboard::from(kings[c.index()]);
-        let with_king = |c: Color| sides[c.index()].attacks | king_attacks(kings[c.index()]);
-        let all_attacks = [with_king(Color::White), with_king(Color::Black)];
+        let king_reach = [king_attacks(kings[0]), king_attacks(kings[1])];
+        let all_attacks = [
+            sides[0].attacks | king_reach[0],
+            sides[1].attacks | king_reach[1],
+        ];
         for us in [Color::White, Color::Black] {
             let (ui, ti) = (us.index(), (!us).index());
             let undefended = !all_attacks[ti];
             let hanging = (pieces(!us) & all_attacks[ui] & undefended).count() as i32;
             let pawns_hanging = (pawns[ti] & all_attacks[ui] & undefended).count() as i32;
-            let king_threats =
-                (king_attacks(kings[ui]) & board.by_color(!us) & undefended).count() as i32;
+            let king_threats = (king_reach[ui] & board.by_color(!us) & undefended).count() as i32;
             // A king defends its zone, but a square only it defends is weak.
             let weak = (ctx.king_zones[ti] & sides[ui].attacks & !sides[ti].attacks).count();
             let side = &mut sides[ui];
@@ -927,7 +929,6 @@ impl Evaluator {
         let rook_on_seventh_bites = Bitboard::relative_rank(us, Rank::EIGHTH).contains(their_king)
             || (seventh & their_pawns).any();
         let our_king = ctx.kings[ui];
-        let own_pawn_count = count(our_pawns);
         // Own pawns an enemy pawn blocks: fixed on their squares, bad for a bishop of that colour.
         let rammed = our_pawns & their_pawns.shift_forward(them);
         let mut attacked = ctx.pawn_attacks[ui];
@@ -955,7 +956,6 @@ impl Evaluator {
             );
             checks += count(a & knight_checks);
             self.add(&mut s, t, us, KING_PROTECTOR, -distance(sq, our_king));
-            self.add(&mut s, t, us, KNIGHT_PAWNS, own_pawn_count - 5);
             attacked |= a;
             king_attack(t, a, 0);
         }
@@ -1004,7 +1004,6 @@ impl Evaluator {
             if rook_on_seventh_bites && seventh.contains(sq) {
                 self.add(&mut s, t, us, ROOK_SEVENTH_TARGET, 1);
             }
-            self.add(&mut s, t, us, ROOK_PAWNS, own_pawn_count - 5);
             self.add(&mut s, t, us, ROOK_QUEEN_FILE, count(file & their_queens));
             attacked |= a;
             king_attack(t, a, 2);
@@ -1037,7 +1036,16 @@ impl Evaluator {
             THREAT_PUSH,
             count(pawn_attack_span(us, pushes) & pieces & !ctx.pawn_attacks[ui]),
         );
-        let minors = board.by_piece(Role::Knight.of(us)) | board.by_piece(Role::Bishop.of(us));
+        // Knights gain and rooks lose with the pawns on the board (Kaufman): per piece, per own
+        // pawn above five, so counted once for all of a kind.
+        let above_five = count(our_pawns) - 5;
+        let (knights, rooks) = (
+            board.by_piece(Role::Knight.of(us)),
+            board.by_piece(Role::Rook.of(us)),
+        );
+        self.add(&mut s, t, us, KNIGHT_PAWNS, count(knights) * above_five);
+        self.add(&mut s, t, us, ROOK_PAWNS, count(rooks) * above_five);
+        let minors = knights | board.by_piece(Role::Bishop.of(us));
         self.add(
             &mut s,
             t,
